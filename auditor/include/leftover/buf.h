@@ -1,0 +1,42 @@
+/*
+ * buf.h - the one growable string type (after git's strbuf).
+ *
+ * A lo_buf is always NUL-terminated once anything has been added. Allocation
+ * failure aborts: a scan that cannot allocate a few bytes cannot report
+ * anything useful either, and checking every append would hide the logic.
+ */
+#ifndef LEFTOVER_BUF_H
+#define LEFTOVER_BUF_H
+
+#include <stddef.h>
+
+typedef struct lo_buf {
+	char *ptr; /* owned; NULL until the first append */
+	size_t len;
+	size_t cap;
+} lo_buf;
+
+#define LO_BUF_INIT { NULL, 0, 0 }
+
+void lo_buf_add(lo_buf *b, const char *data, size_t len);
+void lo_buf_puts(lo_buf *b, const char *s);
+void lo_buf_putc(lo_buf *b, char c);
+void lo_buf_printf(lo_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lo_buf_clear(lo_buf *b);
+/* The contents, "" when empty; borrowed from b. */
+const char *lo_buf_cstr(const lo_buf *b);
+/* Hand the string to the caller (owned, free() it) and reset b. */
+char *lo_buf_detach(lo_buf *b);
+void lo_buf_dispose(lo_buf *b);
+
+/* xmalloc family: abort on allocation failure (see above). */
+void *lo_xmalloc(size_t n);
+void *lo_xcalloc(size_t n, size_t size);
+void *lo_xrealloc(void *p, size_t n);
+char *lo_xstrdup(const char *s);
+char *lo_xstrndup(const char *s, size_t n);
+
+/* Grow *arr (of *cap elements of `size` bytes) so that it holds `need`. */
+void lo_array_grow(void *arr, size_t *cap, size_t need, size_t size);
+
+#endif

@@ -1,0 +1,111 @@
+/*
+ * elf.h - what the loader needs to know about one ELF object, read with libelf.
+ *
+ * lo_elf_open maps a file read-only and reads only what ld.so reads: the ELF
+ * header, the dynamic section, the dynamic symbol table with its string,
+ * version (versym, verdef, verneed) and hash tables. Every offset and count
+ * taken from the file is checked against the mapping before it is followed;
+ * a file that fails a check is LO_EINVALID with a message naming the file and
+ * what was being read. Nothing is executed.
+ *
+ * Symbol tables are decoded only for objects of the host's own class, byte
+ * order and machine (ELFCLASS64, little-endian, x86-64 here): those are the
+ * only ones the loader could map. For others only the header is read, which
+ * is enough for the loader's "wrong ELF class" skip.
+ *
+ * All strings returned are borrowed from the object and live until
+ * lo_elf_free.
+ */
+#ifndef LEFTOVER_ELF_H
+#define LEFTOVER_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct lo_elf lo_elf;
+
+/* One undefined dynamic symbol: a reference the loader must bind. */
+typedef struct lo_elf_undef {
+	const char *name;
+	const char *version;      /* required version name, or NULL when unversioned */
+	const char *version_file; /* the verneed file (a DT_NEEDED name) for version */
+	uint32_t gnu_hash;        /* dl_new_hash(name), precomputed for lookups */
+	bool weak;                /* STB_WEAK: may stay unresolved */
+	bool version_hidden;      /* the reference itself asks for a hidden version */
+} lo_elf_undef;
+
+/* One version an object requires from one of its needed libraries. */
+typedef struct lo_elf_verneed {
+	const char *file;    /* vn_file, e.g. "libstdc++.so.6" */
+	const char *version; /* vna_name, e.g. "GLIBCXX_3.4.32" */
+	bool weak;           /* VER_FLG_WEAK: absence is not fatal */
+} lo_elf_verneed;
+
+/*
+ * Open `path`, relative to `dirfd` (AT_FDCWD for a plain path). `name` is
+ * the name used in messages (the path as the user knows it). Returns 0,
+ * LO_ENOTELF for a readable file that is not ELF (a linker script, say),
+ * LO_EINVALID for a corrupt or truncated ELF file, LO_ERROR when the file
+ * cannot be opened or read. The file is opened with O_NOFOLLOW unless
+ * follow is true.
+ */
+int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow);
+void lo_elf_free(lo_elf *e);
+
+/* The file's identity, for caching each library once per run. */
+dev_t lo_elf_dev(const lo_elf *e);
+ino_t lo_elf_ino(const lo_elf *e);
+const char *lo_elf_name(const lo_elf *e);
+
+/* Header facts. */
+int lo_elf_class(const lo_elf *e);   /* ELFCLASS32 / ELFCLASS64 */
+int lo_elf_data(const lo_elf *e);    /* ELFDATA2LSB / ELFDATA2MSB */
+int lo_elf_machine(const lo_elf *e); /* EM_* */
+int lo_elf_type(const lo_elf *e);    /* ET_DYN, ET_EXEC, ... */
+/* True when the loader could map this object into the host (see above). */
+bool lo_elf_is_native(const lo_elf *e);
+/* ET_DYN carrying DF_1_PIE: an executable, which dlopen refuses. */
+bool lo_elf_is_pie(const lo_elf *e);
+/* DF_1_NODEFLIB: skip ld.so.cache and the default directories. */
+bool lo_elf_nodeflib(const lo_elf *e);
+
+/* Dynamic section; NULL / 0 when absent. */
+const char *lo_elf_soname(const lo_elf *e);
+const char *lo_elf_rpath(const lo_elf *e);   /* NULL when DT_RUNPATH is also present, as in ld.so */
+const char *lo_elf_runpath(const lo_elf *e);
+size_t lo_elf_needed_count(const lo_elf *e);
+const char *lo_elf_needed(const lo_elf *e, size_t i);
+
+/* Undefined dynamic symbols, in symbol table order. */
+size_t lo_elf_undef_count(const lo_elf *e);
+const lo_elf_undef *lo_elf_undef_at(const lo_elf *e, size_t i);
+
+/* Versions required from needed libraries (.gnu.version_r). */
+size_t lo_elf_verneed_count(const lo_elf *e);
+const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i);
+
+/* Does the object define version `name` (.gnu.version_d)? */
+bool lo_elf_has_verdef(const lo_elf *e, const char *name);
+/* Does the object have a versym table at all? */
+bool lo_elf_has_versym(const lo_elf *e);
+
+/* The GNU hash of a symbol name, as ld.so computes it (dl_new_hash). */
+uint32_t lo_elf_gnu_hash(const char *name);
+
+/*
+ * Would the loader bind a reference to `ref` to a definition in `e`?
+ * Follows glibc's do_lookup_x/check_match: only defined, non-local symbols
+ * of a loadable type; a versioned reference needs a definition of that
+ * version (or any definition in an object without versym); an unversioned
+ * one takes the base or default version, a lone non-hidden version, and
+ * never a hidden one. The lookup goes through the object's DT_GNU_HASH (or
+ * DT_HASH) table, as ld.so does.
+ */
+bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref);
+
+/* Does some defined dynamic symbol start with `prefix` (e.g. "PyInit_")? */
+bool lo_elf_exports_prefix(const lo_elf *e, const char *prefix);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * resolve.h - a static model of glibc's ld.so: which files a dlopen() would
+ * map and whether every symbol would bind, without running anything.
+ *
+ * A lo_resolver holds the search configuration (LD_LIBRARY_PATH as given by
+ * the caller, the ld.so.conf directories, the default directories) and a
+ * cache of every object it has read, so each library is parsed once per run
+ * however many candidates need it. A lo_host is the program that will do the
+ * dlopen: its needed closure is the global scope. lo_load_simulate then
+ * plays one dlopen(path, RTLD_NOW | RTLD_LOCAL) from that host and returns
+ * what went wrong, and, when asked, a trace of every decision for `explain`.
+ *
+ * The rules modelled, and those deliberately not, are listed at the top of
+ * resolve.c.
+ */
+#ifndef LEFTOVER_RESOLVE_H
+#define LEFTOVER_RESOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "leftover/elf.h"
+
+typedef struct lo_resolver lo_resolver;
+typedef struct lo_host lo_host;
+
+typedef struct lo_resolver_opts {
+	/* Directories standing for LD_LIBRARY_PATH, in order; borrowed. */
+	const char *const *library_path;
+	size_t library_path_count;
+	/* ld.so.conf to read; NULL means /etc/ld.so.conf, "" means none. */
+	const char *ldso_conf;
+	/* Default directories; NULL means the system's (see resolve.c). */
+	const char *const *default_dirs;
+	size_t default_dirs_count;
+} lo_resolver_opts;
+
+int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
+void lo_resolver_free(lo_resolver *r);
+
+/* The directories the resolver searches after RUNPATH, in order; for explain. */
+size_t lo_resolver_system_dir_count(const lo_resolver *r);
+const char *lo_resolver_system_dir(const lo_resolver *r, size_t i);
+
+/*
+ * The program that loads candidates. `program` is the path of an ELF
+ * executable (the Python interpreter, perl, an application); NULL stands for
+ * a plain C program, whose global scope is libc's closure. Fails with a
+ * message when the program cannot be read or its own libraries not found.
+ */
+int lo_host_new(lo_host **out, lo_resolver *r, const char *program);
+void lo_host_free(lo_host *h);
+const char *lo_host_name(const lo_host *h); /* "python3.11", "(C program)" */
+
+/* Why a load fails. The string values are the JSON "kind" of a reason. */
+typedef enum lo_problem_kind {
+	LO_PROBLEM_UNDEFINED_SYMBOL, /* "undefined-symbol" */
+	LO_PROBLEM_MISSING_VERSION,  /* "missing-version" */
+	LO_PROBLEM_MISSING_LIBRARY,  /* "missing-library" */
+	LO_PROBLEM_WRONG_CLASS,      /* "wrong-class": the candidate itself is 32-bit, foreign, ... */
+	LO_PROBLEM_NOT_LOADABLE,     /* "not-loadable": an executable, a relocatable object */
+	LO_PROBLEM_UNREADABLE,       /* "unreadable": the candidate or a dependency cannot be read */
+} lo_problem_kind;
+
+const char *lo_problem_kind_str(lo_problem_kind k);
+
+typedef struct lo_problem {
+	lo_problem_kind kind;
+	const char *object;  /* path of the object that has the need; owned by the load */
+	const char *symbol;  /* undefined-symbol, missing-version: the symbol, or NULL */
+	const char *version; /* missing-version, or the version of a versioned symbol */
+	const char *library; /* missing-library: the DT_NEEDED name; missing-version: the file */
+	const char *detail;  /* a sentence for people, e.g. the paths tried */
+} lo_problem;
+
+/* How a needed library was found, for explain. */
+typedef enum lo_found_via {
+	LO_VIA_CANDIDATE, /* the object being loaded */
+	LO_VIA_ALREADY,   /* an object of that name was already in the process */
+	LO_VIA_PATH,      /* the name contains a slash */
+	LO_VIA_RPATH,
+	LO_VIA_LD_LIBRARY_PATH,
+	LO_VIA_RUNPATH,
+	LO_VIA_LDSO_CONF,
+	LO_VIA_DEFAULT,
+	LO_VIA_NOT_FOUND,
+} lo_found_via;
+
+const char *lo_found_via_str(lo_found_via v);
+
+typedef struct lo_trace_object {
+	const char *name;      /* the DT_NEEDED name, or the candidate's path */
+	const char *path;      /* where it was found, NULL when not found */
+	const char *needed_by; /* path of the object that needs it, NULL for the candidate */
+	lo_found_via via;
+	const char *via_detail; /* e.g. the RUNPATH entry, "$ORIGIN/../lib" */
+	const char *tried;      /* paths tried and rejected, one per line, with why; may be NULL */
+	size_t depth;           /* 0 for the candidate */
+} lo_trace_object;
+
+typedef struct lo_trace_symbol {
+	const char *object;   /* path of the object with the reference */
+	const char *symbol;
+	const char *version;  /* NULL when unversioned */
+	const char *provider; /* path of the defining object, NULL when none */
+	bool weak;
+} lo_trace_symbol;
+
+typedef struct lo_load lo_load;
+
+enum { LO_LOAD_TRACE = 1 << 0 };
+
+/*
+ * Play dlopen(path, RTLD_NOW | RTLD_LOCAL) from `host`. Returns 0 with *out
+ * set whatever the verdict; the problems say whether it would load. A
+ * negative return is reserved for failures of the run itself.
+ */
+int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
+		     unsigned flags);
+void lo_load_free(lo_load *l);
+
+bool lo_load_ok(const lo_load *l);
+size_t lo_load_problem_count(const lo_load *l);
+const lo_problem *lo_load_problem_at(const lo_load *l, size_t i);
+/* The candidate, as read (NULL when it could not be read). */
+const lo_elf *lo_load_elf(const lo_load *l);
+
+/* Only with LO_LOAD_TRACE. */
+size_t lo_load_object_count(const lo_load *l);
+const lo_trace_object *lo_load_object_at(const lo_load *l, size_t i);
+size_t lo_load_symbol_count(const lo_load *l);
+const lo_trace_symbol *lo_load_symbol_at(const lo_load *l, size_t i);
+
+/* Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry. */
+char *lo_resolve_expand_dst(const char *entry, const char *origin);
+
+#endif

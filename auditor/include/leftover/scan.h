@@ -1,0 +1,99 @@
+/*
+ * scan.h - the verdict on every candidate of a build tree.
+ *
+ * lo_scan_run walks each root, picks the candidates named by the rules,
+ * reads each one, plays its load from the right host (resolve.h) and records
+ * one lo_file per candidate with its kind, whether it would load, whether
+ * the current build still produces it, and the reasons. The result is plain
+ * data for report.h and clean.h; nothing is printed here.
+ */
+#ifndef LEFTOVER_SCAN_H
+#define LEFTOVER_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "leftover/rules.h"
+
+typedef enum lo_kind {
+	LO_KIND_PYTHON_EXTENSION, /* "python-extension" */
+	LO_KIND_SHARED_LIBRARY,   /* "shared-library" */
+	LO_KIND_OTHER,            /* "other" */
+} lo_kind;
+
+typedef enum lo_verdict {
+	LO_VERDICT_OK,         /* "ok" */
+	LO_VERDICT_BROKEN,     /* "broken": still produced (or unknown) but would not load */
+	LO_VERDICT_STALE,      /* "stale": the current build no longer produces it */
+	LO_VERDICT_UNREADABLE, /* "unreadable": cannot be read or parsed */
+	LO_VERDICT_SKIPPED,    /* "skipped": a candidate name, but nothing to load (a linker script) */
+} lo_verdict;
+
+/* A tri-state for the JSON fields that are null until known. */
+typedef enum lo_tristate { LO_UNKNOWN = -1, LO_FALSE = 0, LO_TRUE = 1 } lo_tristate;
+
+typedef struct lo_reason {
+	char *kind;    /* "undefined-symbol", "missing-version", "missing-library", ... ; owned */
+	char *symbol;  /* owned or NULL, likewise below */
+	char *version;
+	char *library;
+	char *object;  /* the object with the need, relative to the root where inside it */
+	char *detail;
+} lo_reason;
+
+typedef struct lo_file {
+	char *path;   /* relative to the result's root; owned, raw bytes */
+	char *target; /* for a symlink reported by its link: where it points; else NULL */
+	lo_kind kind;
+	lo_tristate loads;
+	lo_tristate orphan;
+	lo_verdict verdict;
+	char *host;   /* the host program assumed, NULL when none was needed */
+	lo_reason *reasons;
+	size_t reason_count, reason_cap;
+} lo_file;
+
+typedef struct lo_scan_summary {
+	size_t files;      /* every candidate */
+	size_t by_verdict[LO_VERDICT_SKIPPED + 1];
+} lo_scan_summary;
+
+typedef struct lo_scan_result {
+	char *root; /* absolute; the common ancestor when several roots were scanned */
+	lo_file *files;
+	size_t file_count, file_cap;
+	lo_scan_summary summary;
+} lo_scan_result;
+
+typedef struct lo_scan_opts {
+	const char *python;  /* --python: the interpreter for Python extensions, or NULL */
+	const char *host;    /* --host: the program loading other shared objects, or NULL */
+	const char *const *library_path; /* --library-path entries */
+	size_t library_path_count;
+	const lo_rules *rules; /* borrowed; NULL loads the defaults */
+} lo_scan_opts;
+
+/*
+ * Scan `roots`. Returns 0 with *out set (problems with single files are
+ * findings in it), or a negative code with a message when a root cannot be
+ * read or a host cannot be set up.
+ */
+int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
+		const lo_scan_opts *opts);
+void lo_scan_result_free(lo_scan_result *res);
+
+/* Append a reason to f; each string argument is copied, NULL stays NULL. */
+lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
+			      const char *version, const char *library, const char *object,
+			      const char *detail);
+
+const char *lo_kind_str(lo_kind k);
+const char *lo_verdict_str(lo_verdict v);
+
+/*
+ * The interpreter recorded in BUILD_DIR/CMakeCache.txt (Python3_EXECUTABLE,
+ * Python_EXECUTABLE, PYTHON_EXECUTABLE, in that order), owned, or NULL.
+ */
+char *lo_scan_cmake_python(const char *build_dir);
+
+#endif

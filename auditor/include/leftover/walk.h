@@ -1,0 +1,33 @@
+/*
+ * walk.h - enumerate a build tree.
+ *
+ * The walk reads directories through descriptors (openat, fdopendir) and
+ * their d_type, calls fstatat only where d_type is unknown, never follows a
+ * symlinked directory and skips `.git`. Every entry that is not a directory
+ * is handed to the callback with a path relative to the root. A directory
+ * that cannot be opened is handed over too, with `err` set, so that the scan
+ * can report it and go on.
+ */
+#ifndef LEFTOVER_WALK_H
+#define LEFTOVER_WALK_H
+
+#include <stddef.h>
+
+typedef struct lo_walk_entry {
+	const char *relpath; /* relative to the root; borrowed for the call */
+	const char *name;    /* last component of relpath */
+	int dirfd;           /* descriptor of the directory holding it */
+	unsigned char type;  /* DT_REG, DT_LNK, DT_DIR (only with err), DT_FIFO, ... */
+	int err;             /* errno when the entry could not be opened or listed, else 0 */
+} lo_walk_entry;
+
+/* Return 0 to go on, a negative code to stop the walk with that code. */
+typedef int (*lo_walk_fn)(const lo_walk_entry *entry, void *payload);
+
+/*
+ * Walk `root`. Returns 0, the callback's negative code, or LO_ERROR when
+ * the root itself cannot be opened as a directory.
+ */
+int lo_walk_tree(const char *root, lo_walk_fn fn, void *payload);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * buf.c - growable strings and the abort-on-OOM allocators (see buf.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leftover/buf.h"
+
+void *lo_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *lo_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+void *lo_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *lo_xstrdup(const char *s)
+{
+	return lo_xstrndup(s, strlen(s));
+}
+
+char *lo_xstrndup(const char *s, size_t n)
+{
+	char *p = lo_xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void lo_array_grow(void *arr, size_t *cap, size_t need, size_t size)
+{
+	void **parr = arr;
+	size_t ncap = *cap ? *cap : 8;
+
+	if (need <= *cap)
+		return;
+	while (ncap < need)
+		ncap *= 2;
+	*parr = lo_xrealloc(*parr, ncap * size);
+	*cap = ncap;
+}
+
+static void buf_reserve(lo_buf *b, size_t extra)
+{
+	lo_array_grow(&b->ptr, &b->cap, b->len + extra + 1, 1);
+}
+
+void lo_buf_add(lo_buf *b, const char *data, size_t len)
+{
+	buf_reserve(b, len);
+	memcpy(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+}
+
+void lo_buf_puts(lo_buf *b, const char *s)
+{
+	lo_buf_add(b, s, strlen(s));
+}
+
+void lo_buf_putc(lo_buf *b, char c)
+{
+	lo_buf_add(b, &c, 1);
+}
+
+void lo_buf_printf(lo_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void lo_buf_clear(lo_buf *b)
+{
+	b->len = 0;
+	if (b->ptr)
+		b->ptr[0] = '\0';
+}
+
+const char *lo_buf_cstr(const lo_buf *b)
+{
+	return b->ptr ? b->ptr : "";
+}
+
+char *lo_buf_detach(lo_buf *b)
+{
+	char *p = b->ptr ? b->ptr : lo_xstrdup("");
+
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void lo_buf_dispose(lo_buf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * error.c - the per-thread last-error message (see error.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "leftover/error.h"
+
+static _Thread_local char lo_error_buf[1024];
+
+int lo_error_set(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(lo_error_buf, sizeof(lo_error_buf), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int lo_error_set_errno(int code, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	vsnprintf(lo_error_buf, sizeof(lo_error_buf), fmt, ap);
+	va_end(ap);
+	len = strlen(lo_error_buf);
+	snprintf(lo_error_buf + len, sizeof(lo_error_buf) - len, ": %s", strerror(errnum));
+	return code;
+}
+
+const char *lo_error_last(void)
+{
+	return lo_error_buf;
+}
+
+void lo_error_clear(void)
+{
+	lo_error_buf[0] = '\0';
+}
