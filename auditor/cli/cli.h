@@ -1,0 +1,29 @@
+/*
+ * cli.h - the subcommands of the leftover program.
+ *
+ * Each subcommand lives in its own file (as git's builtin/*.c), parses its
+ * options and calls library code; only this layer prints errors and picks
+ * the exit status.
+ */
+#ifndef LEFTOVER_CLI_H
+#define LEFTOVER_CLI_H
+
+#include <stdio.h>
+
+/* Exit statuses, the same for every subcommand. */
+enum {
+	LO_EXIT_CLEAN = 0,    /* nothing broken or stale */
+	LO_EXIT_FINDINGS = 1, /* something is */
+	LO_EXIT_ERROR = 2,    /* usage or environment error */
+};
+
+/* Print "leftover: <msg>\n" to stderr. */
+void lo_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Should output to `f` be coloured (a terminal, NO_COLOR unset)? */
+int lo_cli_use_color(FILE *f);
+
+int lo_cmd_scan(int argc, char **argv);
+int lo_cmd_explain(int argc, char **argv);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * main.c - `leftover <command> [options]`: dispatch to one subcommand.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "scan", lo_cmd_scan, "find artifacts that would not load or are no longer built" },
+	{ "explain", lo_cmd_explain, "show what the loader would do for one file" },
+};
+
+void lo_cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("leftover: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int lo_cli_use_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc && *nc)
+		return 0;
+	return isatty(fileno(f));
+}
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: leftover <command> [options] [args]\n\ncommands:\n", out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'leftover <command> --help' describes one command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return LO_EXIT_ERROR;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return LO_EXIT_CLEAN;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("leftover %s\n", LEFTOVER_VERSION);
+		return LO_EXIT_CLEAN;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	lo_cli_error("'%s' is not a command; see 'leftover --help'", argv[1]);
+	return LO_EXIT_ERROR;
+}
