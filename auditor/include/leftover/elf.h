@@ -88,6 +88,8 @@ const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i);
 
 /* Does the object define version `name` (.gnu.version_d)? */
 bool lo_elf_has_verdef(const lo_elf *e, const char *name);
+/* Has the object a version definition table (DT_VERDEF)? */
+bool lo_elf_defines_versions(const lo_elf *e);
 /* Does the object have a versym table at all? */
 bool lo_elf_has_versym(const lo_elf *e);
 

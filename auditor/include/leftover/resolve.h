@@ -28,7 +28,12 @@ typedef struct lo_resolver_opts {
 	/* Directories standing for LD_LIBRARY_PATH, in order; borrowed. */
 	const char *const *library_path;
 	size_t library_path_count;
-	/* ld.so.conf to read; NULL means /etc/ld.so.conf, "" means none. */
+	/*
+	 * The loader's cache; NULL means /etc/ld.so.cache, "" none. When it
+	 * cannot be read, the directories of ld.so.conf (and its includes)
+	 * stand in for it: NULL means /etc/ld.so.conf, "" none.
+	 */
+	const char *ldso_cache;
 	const char *ldso_conf;
 	/* Default directories; NULL means the system's (see resolve.c). */
 	const char *const *default_dirs;
@@ -38,9 +43,13 @@ typedef struct lo_resolver_opts {
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
 void lo_resolver_free(lo_resolver *r);
 
-/* The directories the resolver searches after RUNPATH, in order; for explain. */
-size_t lo_resolver_system_dir_count(const lo_resolver *r);
-const char *lo_resolver_system_dir(const lo_resolver *r, size_t i);
+/*
+ * The object at `path` (symlinks followed), read once per run and cached,
+ * borrowed from the resolver. Returns 0, or the lo_elf_open error with its
+ * message.
+ */
+int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out);
+
 
 /*
  * The program that loads candidates. `program` is the path of an ELF
@@ -57,6 +66,7 @@ typedef enum lo_problem_kind {
 	LO_PROBLEM_UNDEFINED_SYMBOL, /* "undefined-symbol" */
 	LO_PROBLEM_MISSING_VERSION,  /* "missing-version" */
 	LO_PROBLEM_MISSING_LIBRARY,  /* "missing-library" */
+	LO_PROBLEM_BAD_LIBRARY,      /* "bad-library": the search hit a file ld.so refuses (not ELF, corrupt) */
 	LO_PROBLEM_WRONG_CLASS,      /* "wrong-class": the candidate itself is 32-bit, foreign, ... */
 	LO_PROBLEM_NOT_LOADABLE,     /* "not-loadable": an executable, a relocatable object */
 	LO_PROBLEM_UNREADABLE,       /* "unreadable": the candidate or a dependency cannot be read */
@@ -81,6 +91,7 @@ typedef enum lo_found_via {
 	LO_VIA_RPATH,
 	LO_VIA_LD_LIBRARY_PATH,
 	LO_VIA_RUNPATH,
+	LO_VIA_LDSO_CACHE,
 	LO_VIA_LDSO_CONF,
 	LO_VIA_DEFAULT,
 	LO_VIA_NOT_FOUND,
@@ -111,12 +122,23 @@ typedef struct lo_load lo_load;
 enum { LO_LOAD_TRACE = 1 << 0 };
 
 /*
- * Play dlopen(path, RTLD_NOW | RTLD_LOCAL) from `host`. Returns 0 with *out
- * set whatever the verdict; the problems say whether it would load. A
- * negative return is reserved for failures of the run itself.
+ * Symbols the loader need not find: returns true for a symbol that counts as
+ * provided although no object in scope defines it (rules say a host that is
+ * not installed provides it, or that it is never a finding).
+ */
+typedef bool (*lo_symbol_filter)(const char *symbol, void *payload);
+
+/*
+ * Play dlopen(path, RTLD_NOW | RTLD_LOCAL) from `host`, as the loader does it:
+ * map the needed closure breadth-first (stopping there if a library is
+ * missing or refused), then check the required versions (stopping there if
+ * one is missing), then bind every undefined symbol. `path` should be
+ * absolute. `filter` may be NULL. Returns 0 with *out set whatever the
+ * verdict; the problems say whether it would load. The host must outlive
+ * the load.
  */
 int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
-		     unsigned flags);
+		     unsigned flags, lo_symbol_filter filter, void *filter_payload);
 void lo_load_free(lo_load *l);
 
 bool lo_load_ok(const lo_load *l);

@@ -96,4 +96,15 @@ const char *lo_verdict_str(lo_verdict v);
  */
 char *lo_scan_cmake_python(const char *build_dir);
 
+/*
+ * The interpreter that imports extension modules under `dir`: `given` when
+ * not NULL, else the one in the CMakeCache.txt of `dir` or its nearest
+ * ancestor that has one, else python3 on PATH. Owned, or NULL.
+ */
+char *lo_scan_python_for(const char *given, const char *dir);
+
+struct lo_elf;
+/* The kind of a readable ELF object at `path`: by CPython suffix or PyInit_ export. */
+lo_kind lo_scan_kind_of(const struct lo_elf *e, const char *path);
+
 #endif

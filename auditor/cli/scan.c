@@ -1,0 +1,130 @@
+/*
+ * scan.c - `leftover scan`: judge every candidate of one or more build trees.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "leftover/buf.h"
+#include "leftover/error.h"
+#include "leftover/report.h"
+#include "leftover/rules.h"
+#include "leftover/scan.h"
+
+static const char usage_text[] =
+	"usage: leftover scan [options] DIR...\n"
+	"\n"
+	"Find the artifacts under each DIR that would not load, without running them.\n"
+	"\n"
+	"  --format text|json     output format (default: text)\n"
+	"  --python PATH          interpreter that imports the Python extension modules\n"
+	"                         (default: from CMakeCache.txt, else python3 on PATH)\n"
+	"  --host PATH            program that loads the other shared objects\n"
+	"                         (default: a plain C program)\n"
+	"  --library-path DIRS    colon-separated directories standing for LD_LIBRARY_PATH\n"
+	"                         (the tool's own environment is never used)\n"
+	"  --rules FILE           read this rule file too (repeatable)\n"
+	"  -v, --verbose          also list files that are fine, and every path tried\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 nothing broken, stale or unreadable; 1 findings; 2 usage or\n"
+	"environment error.\n";
+
+/* Append the entries of a colon-separated list to *dirs (owned copies). */
+static void add_dirs(char ***dirs, size_t *count, size_t *cap, const char *list)
+{
+	char *copy = lo_xstrdup(list), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		lo_array_grow(dirs, cap, *count + 1, sizeof(char *));
+		(*dirs)[(*count)++] = lo_xstrdup(tok);
+	}
+	free(copy);
+}
+
+int lo_cmd_scan(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "python", required_argument, NULL, 'p' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "library-path", required_argument, NULL, 'L' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	lo_scan_opts opts;
+	lo_scan_result *res = NULL;
+	lo_rules *rules = NULL;
+	char **llp = NULL;
+	const char **rule_files = NULL;
+	size_t llp_count = 0, llp_cap = 0, rule_count = 0, rule_cap = 0, i;
+	bool json = false, verbose = false;
+	int c, rc = LO_EXIT_ERROR;
+
+	memset(&opts, 0, sizeof(opts));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				json = true;
+			else if (strcmp(optarg, "text")) {
+				lo_cli_error("scan: unknown format '%s' (text or json)", optarg);
+				goto out;
+			}
+			break;
+		case 'p': opts.python = optarg; break;
+		case 'H': opts.host = optarg; break;
+		case 'L': add_dirs(&llp, &llp_count, &llp_cap, optarg); break;
+		case 'r':
+			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
+			rule_files[rule_count++] = optarg;
+			break;
+		case 'v': verbose = true; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			rc = LO_EXIT_CLEAN;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	if (rule_count && lo_rules_load(&rules, rule_files, rule_count) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		goto out;
+	}
+	opts.rules = rules;
+	opts.library_path = (const char *const *)llp;
+	opts.library_path_count = llp_count;
+	if (lo_scan_run(&res, (const char *const *)argv + optind, (size_t)(argc - optind), &opts) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		goto out;
+	}
+	if (json)
+		lo_report_write_json(stdout, res);
+	else
+		lo_report_write_text(stdout, res,
+				     (lo_cli_use_color(stdout) ? LO_REPORT_COLOR : 0) |
+					     (verbose ? LO_REPORT_VERBOSE : 0));
+	rc = res->summary.by_verdict[LO_VERDICT_BROKEN] || res->summary.by_verdict[LO_VERDICT_STALE] ||
+			     res->summary.by_verdict[LO_VERDICT_UNREADABLE]
+		     ? LO_EXIT_FINDINGS
+		     : LO_EXIT_CLEAN;
+out:
+	lo_scan_result_free(res);
+	lo_rules_free(rules);
+	for (i = 0; i < llp_count; i++)
+		free(llp[i]);
+	free(llp);
+	free(rule_files);
+	return rc;
+}

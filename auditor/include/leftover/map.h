@@ -1,0 +1,25 @@
+/*
+ * map.h - a string-keyed hash map (open addressing), for the caches that
+ * make each file read once per run: path -> object, inode -> object.
+ *
+ * Keys are copied and owned by the map; values are the caller's, and
+ * lo_map_free takes an optional destructor for them.
+ */
+#ifndef LEFTOVER_MAP_H
+#define LEFTOVER_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct lo_map lo_map;
+
+lo_map *lo_map_new(void);
+void lo_map_free(lo_map *m, void (*free_value)(void *));
+
+/* The value stored under key; *found tells a stored NULL from absence. */
+void *lo_map_get(const lo_map *m, const char *key, bool *found);
+/* Store value under key, replacing any previous one (not freed). */
+void lo_map_put(lo_map *m, const char *key, void *value);
+size_t lo_map_count(const lo_map *m);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * map.c - open-addressing hash map with string keys (see map.h).
+ *
+ * Linear probing over a power-of-two table kept at most half full; FNV-1a
+ * hashes. Entries are never removed: the caches only grow during a run.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leftover/buf.h"
+#include "leftover/map.h"
+
+typedef struct {
+	char *key; /* owned; NULL for an empty slot */
+	uint64_t hash;
+	void *value;
+} slot;
+
+struct lo_map {
+	slot *slots;
+	size_t cap, count;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+lo_map *lo_map_new(void)
+{
+	lo_map *m = lo_xcalloc(1, sizeof(*m));
+
+	m->cap = 64;
+	m->slots = lo_xcalloc(m->cap, sizeof(slot));
+	return m;
+}
+
+void lo_map_free(lo_map *m, void (*free_value)(void *))
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->cap; i++) {
+		if (!m->slots[i].key)
+			continue;
+		free(m->slots[i].key);
+		if (free_value)
+			free_value(m->slots[i].value);
+	}
+	free(m->slots);
+	free(m);
+}
+
+static slot *find(const lo_map *m, const char *key, uint64_t h)
+{
+	size_t i = h & (m->cap - 1);
+
+	while (m->slots[i].key &&
+	       (m->slots[i].hash != h || strcmp(m->slots[i].key, key) != 0))
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+void *lo_map_get(const lo_map *m, const char *key, bool *found)
+{
+	slot *s = find(m, key, fnv1a(key));
+
+	if (found)
+		*found = s->key != NULL;
+	return s->key ? s->value : NULL;
+}
+
+static void grow(lo_map *m)
+{
+	slot *old = m->slots;
+	size_t i, oldcap = m->cap;
+
+	m->cap *= 2;
+	m->slots = lo_xcalloc(m->cap, sizeof(slot));
+	for (i = 0; i < oldcap; i++)
+		if (old[i].key)
+			*find(m, old[i].key, old[i].hash) = old[i];
+	free(old);
+}
+
+void lo_map_put(lo_map *m, const char *key, void *value)
+{
+	uint64_t h = fnv1a(key);
+	slot *s = find(m, key, h);
+
+	if (!s->key) {
+		if ((m->count + 1) * 2 > m->cap) {
+			grow(m);
+			s = find(m, key, h);
+		}
+		s->key = lo_xstrdup(key);
+		s->hash = h;
+		m->count++;
+	}
+	s->value = value;
+}
+
+size_t lo_map_count(const lo_map *m)
+{
+	return m->count;
+}

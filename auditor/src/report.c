@@ -1,0 +1,291 @@
+/*
+ * report.c - scan results as text for people and JSON for programs.
+ *
+ * Text output lists only what needs attention (broken, stale, unreadable),
+ * one heading line per file and one line per reason under it; --verbose adds
+ * the files that are fine and the paths the loader tried. JSON lists every
+ * candidate, through jansson.
+ *
+ * File names are raw bytes. Text output escapes what a terminal would
+ * misrender (control bytes, invalid UTF-8, backslash) as C escapes, so each
+ * finding stays on one line. JSON needs UTF-8: a name that is not valid
+ * UTF-8 is given as "path" with the same escapes plus "path_hex", the exact
+ * bytes in hexadecimal, so nothing is lost.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leftover/buf.h"
+#include "leftover/report.h"
+
+/* From libstdc++ (extern "C"): the Itanium C++ ABI demangler. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+char *lo_report_demangle(const char *sym)
+{
+	char *d;
+	int status = 0;
+
+	if (strncmp(sym, "_Z", 2) != 0)
+		return lo_xstrdup(sym);
+	d = __cxa_demangle(sym, NULL, NULL, &status);
+	if (status != 0 || !d) {
+		free(d);
+		return lo_xstrdup(sym);
+	}
+	return d;
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+static bool valid_utf8(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+char *lo_report_quote_path(const char *path)
+{
+	lo_buf b = LO_BUF_INIT;
+	const unsigned char *p = (const unsigned char *)path;
+
+	lo_buf_puts(&b, "");
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (*p == '\\')
+			lo_buf_puts(&b, "\\\\");
+		else if (*p == '\n')
+			lo_buf_puts(&b, "\\n");
+		else if (*p == '\t')
+			lo_buf_puts(&b, "\\t");
+		else if (*p == '\r')
+			lo_buf_puts(&b, "\\r");
+		else if (*p < 0x20 || *p == 0x7f || n == 0)
+			lo_buf_printf(&b, "\\x%02x", *p);
+		else {
+			lo_buf_add(&b, (const char *)p, n);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+	return lo_buf_detach(&b);
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static const char *verdict_color(lo_verdict v)
+{
+	switch (v) {
+	case LO_VERDICT_BROKEN:
+	case LO_VERDICT_STALE: return "\033[1;31m";
+	case LO_VERDICT_UNREADABLE: return "\033[1;33m";
+	case LO_VERDICT_OK: return "\033[32m";
+	default: return "\033[2m";
+	}
+}
+
+static bool needs_attention(const lo_file *f)
+{
+	return f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_STALE ||
+	       f->verdict == LO_VERDICT_UNREADABLE;
+}
+
+static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsigned flags)
+{
+	bool other_object = r->object && strcmp(r->object, f->path) != 0;
+	char *obj = r->object ? lo_report_quote_path(r->object) : NULL;
+
+	fputs("    ", out);
+	if (!strcmp(r->kind, "undefined-symbol") && r->symbol) {
+		char *sym = lo_report_demangle(r->symbol);
+
+		fprintf(out, "undefined symbol: %s", sym);
+		if (strcmp(sym, r->symbol))
+			fprintf(out, " (%s)", r->symbol);
+		if (r->version)
+			fprintf(out, ", version %s", r->version);
+		free(sym);
+	} else if (!strcmp(r->kind, "missing-version")) {
+		fprintf(out, "missing version: %s in %s", r->version ? r->version : "?",
+			r->library ? r->library : "?");
+	} else if (!strcmp(r->kind, "missing-library")) {
+		fprintf(out, "missing library: %s", r->library ? r->library : "?");
+	} else {
+		const char *nl = r->detail ? strchr(r->detail, '\n') : NULL;
+
+		fprintf(out, "%s", r->kind);
+		if (r->library)
+			fprintf(out, ": %s", r->library);
+		if (r->detail)
+			fprintf(out, ": %.*s", nl ? (int)(nl - r->detail) : (int)strlen(r->detail),
+				r->detail);
+	}
+	if (other_object)
+		fprintf(out, " (needed by %s)", obj);
+	fputc('\n', out);
+	if ((flags & LO_REPORT_VERBOSE) && !strcmp(r->kind, "missing-library") && r->detail) {
+		const char *line = strchr(r->detail, '\n');
+
+		while (line && line[1]) {
+			const char *end = strchr(line + 1, '\n');
+
+			fprintf(out, "        %.*s\n",
+				(int)(end ? end - line - 1 : (long)strlen(line + 1)), line + 1);
+			line = end;
+		}
+	}
+	free(obj);
+}
+
+int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
+{
+	const lo_scan_summary *sm = &res->summary;
+	bool color = flags & LO_REPORT_COLOR;
+	size_t i, j, shown = 0;
+
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i];
+		char *path;
+
+		if (!needs_attention(f) && !(flags & LO_REPORT_VERBOSE))
+			continue;
+		shown++;
+		path = lo_report_quote_path(f->path);
+		fprintf(out, "%s: %s%s%s (%s)\n", path, color ? verdict_color(f->verdict) : "",
+			lo_verdict_str(f->verdict), color ? "\033[0m" : "", lo_kind_str(f->kind));
+		free(path);
+		for (j = 0; j < f->reason_count; j++)
+			write_reason(out, f, &f->reasons[j], flags);
+	}
+	if (shown || (flags & LO_REPORT_VERBOSE))
+		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped\n",
+			sm->files, sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
+			sm->by_verdict[LO_VERDICT_STALE], sm->by_verdict[LO_VERDICT_UNREADABLE],
+			sm->by_verdict[LO_VERDICT_SKIPPED]);
+	return ferror(out) ? -1 : 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *jstr(const char *s)
+{
+	json_t *j;
+	char *q;
+
+	if (!s)
+		return json_null();
+	if (valid_utf8(s))
+		return json_string(s);
+	q = lo_report_quote_path(s);
+	j = json_string(q);
+	free(q);
+	return j;
+}
+
+static json_t *jtri(lo_tristate t)
+{
+	return t == LO_UNKNOWN ? json_null() : json_boolean(t == LO_TRUE);
+}
+
+static void set_path(json_t *obj, const char *key, const char *path)
+{
+	json_object_set_new(obj, key, jstr(path));
+	if (!valid_utf8(path)) {
+		lo_buf hex = LO_BUF_INIT;
+		lo_buf name = LO_BUF_INIT;
+		const unsigned char *p;
+
+		for (p = (const unsigned char *)path; *p; p++)
+			lo_buf_printf(&hex, "%02x", *p);
+		lo_buf_printf(&name, "%s_hex", key);
+		json_object_set_new(obj, lo_buf_cstr(&name), json_string(lo_buf_cstr(&hex)));
+		lo_buf_dispose(&hex);
+		lo_buf_dispose(&name);
+	}
+}
+
+static json_t *reason_json(const lo_reason *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "symbol", jstr(r->symbol));
+	json_object_set_new(o, "version", jstr(r->version));
+	json_object_set_new(o, "library", jstr(r->library));
+	json_object_set_new(o, "object", jstr(r->object));
+	json_object_set_new(o, "detail", jstr(r->detail));
+	return o;
+}
+
+int lo_report_write_json(FILE *out, const lo_scan_result *res)
+{
+	json_t *doc = json_object(), *files = json_array(), *sum = json_object();
+	size_t i, j;
+	int rc;
+
+	json_object_set_new(doc, "leftover", json_integer(1));
+	set_path(doc, "root", res->root);
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i];
+		json_t *o = json_object(), *reasons = json_array();
+
+		set_path(o, "path", f->path);
+		if (f->target)
+			set_path(o, "target", f->target);
+		json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
+		json_object_set_new(o, "loads", jtri(f->loads));
+		json_object_set_new(o, "orphan", jtri(f->orphan));
+		json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
+		json_object_set_new(o, "host", jstr(f->host));
+		for (j = 0; j < f->reason_count; j++)
+			json_array_append_new(reasons, reason_json(&f->reasons[j]));
+		json_object_set_new(o, "reasons", reasons);
+		json_array_append_new(files, o);
+	}
+	json_object_set_new(doc, "files", files);
+	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
+	for (i = 0; i <= LO_VERDICT_SKIPPED; i++)
+		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
+				    json_integer((json_int_t)res->summary.by_verdict[i]));
+	json_object_set_new(doc, "summary", sum);
+	rc = json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(doc);
+	return rc < 0 || ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,1010 @@
+/*
+ * resolve.c - a static model of glibc's ld.so (2.36, x86-64), from the files
+ * alone (see resolve.h).
+ *
+ * Modelled, in the loader's order (elf/dl-load.c, dl-deps.c, dl-version.c,
+ * dl-lookup.c):
+ *  - mapping: the needed closure breadth-first; a DT_NEEDED name is first
+ *    matched against every object already in the process (its name, path or
+ *    soname), and a found file that is an object already loaded (same device
+ *    and inode) is that object again;
+ *  - search order for a name without a slash: DT_RPATH of the requesting
+ *    object and of each object up its chain of loaders (only when the
+ *    requesting object has no DT_RUNPATH; an object with both has no
+ *    RPATH), LD_LIBRARY_PATH (given by the caller, never our own
+ *    environment), DT_RUNPATH of the requesting object only, then unless it
+ *    has DF_1_NODEFLIB, /etc/ld.so.cache, then the default directories;
+ *    $ORIGIN, $LIB and $PLATFORM expanded, empty entries ignored;
+ *  - a file of the wrong class or machine is skipped and the search goes on;
+ *    any other file ld.so cannot map (not ELF, wrong byte order, truncated,
+ *    an executable) stops the load, as open_verify does;
+ *  - versions: every non-weak .gnu.version_r entry must be defined by the
+ *    named library when that library has version definitions at all;
+ *  - symbols: every undefined non-weak symbol of a newly mapped object must
+ *    be defined in the scope: the host's global scope (the program and its
+ *    needed closure) first, then the dlopen()ed object's own closure;
+ *    version matching as in check_match (elf.c).
+ * The caller of dlopen is taken to be the host program itself, so its RPATH
+ * is inherited as the loader would inherit it.
+ *
+ * Not modelled: glibc-hwcaps and legacy hwcap subdirectories (they depend
+ * on the CPU the tool runs on), LD_PRELOAD and audit modules, objects
+ * dlopen()ed earlier with RTLD_GLOBAL, DT_FILTER/DT_AUXILIARY, lazy binding
+ * (RTLD_NOW is assumed, as Python does by default), relocations that name
+ * a symbol without a dynamic symbol table entry. ld.so stops at the first
+ * error; this model reports every problem of the first stage that fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <elf.h>
+
+#include "leftover/buf.h"
+#include "leftover/error.h"
+#include "leftover/map.h"
+#include "leftover/resolve.h"
+
+/* Debian's multiarch values of the loader's dynamic string tokens. */
+#define LO_DST_LIB "lib/x86_64-linux-gnu"
+#define LO_DST_PLATFORM "x86_64"
+/* The loader's compiled-in default directories (`ld.so --help`). */
+static const char *const default_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
+};
+/* ld.so.cache entry flags of a 64-bit x86-64 libc6 library. */
+#define LO_CACHE_FLAGS 0x0303
+/* More objects than this in one process is a hostile tree, not a build. */
+#define LO_MAX_OBJECTS 100000
+
+#define NONE ((size_t)-1)
+
+/* One file as the resolver has read it; cached by path. */
+typedef struct opened {
+	lo_elf *elf; /* NULL when it could not be read; owned by the inode map */
+	int err;     /* 0, LO_ENOTELF, LO_EINVALID, or -errno-like LO_ERROR */
+	int errnum;  /* errno when the file could not be opened */
+	char *msg;   /* owned: why it could not be read */
+} opened;
+
+struct lo_resolver {
+	char **llp; /* LD_LIBRARY_PATH entries, owned */
+	size_t llp_count;
+	lo_map *cache;     /* ld.so.cache: name -> path (owned strings) */
+	char **conf_dirs;  /* ld.so.conf directories, when there is no cache */
+	size_t conf_count;
+	char **defaults;
+	size_t default_count;
+	lo_map *by_path;  /* path -> opened* */
+	lo_map *by_inode; /* "dev:ino" -> lo_elf* (owned) */
+};
+
+/* One object in the simulated process. */
+typedef struct lobj {
+	const lo_elf *elf;  /* borrowed from the resolver */
+	const char *path;   /* as opened */
+	const char *origin; /* what $ORIGIN expands to for it */
+	const char *name;   /* the name it was asked for under */
+	size_t loader;      /* the object that asked for it, NONE for the first */
+	size_t depth;
+} lobj;
+
+/* A process being built: the host's objects, then those a dlopen adds. */
+typedef struct proc {
+	lo_resolver *r;
+	lobj *objs;
+	size_t count, cap;
+	size_t first_new; /* objects before this are the host's, already relocated */
+	size_t main;      /* the program, NONE for the plain C host */
+	char **strings;   /* owned strings the objects and problems point to */
+	size_t string_count, string_cap;
+	lo_problem *problems;
+	size_t problem_count, problem_cap;
+	lo_trace_object *tobjs;
+	size_t tobj_count, tobj_cap;
+	lo_trace_symbol *tsyms;
+	size_t tsym_count, tsym_cap;
+	bool trace;
+} proc;
+
+struct lo_host {
+	proc p;
+	char *name; /* owned */
+};
+
+struct lo_load {
+	proc p;
+	const lo_elf *elf;
+};
+
+static const char *keep(proc *p, char *s)
+{
+	if (!s)
+		return NULL;
+	lo_array_grow(&p->strings, &p->string_cap, p->string_count + 1, sizeof(char *));
+	p->strings[p->string_count++] = s;
+	return s;
+}
+
+static const char *keep_dup(proc *p, const char *s)
+{
+	return s ? keep(p, lo_xstrdup(s)) : NULL;
+}
+
+static void proc_dispose(proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->string_count; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->objs);
+	free(p->problems);
+	free(p->tobjs);
+	free(p->tsyms);
+}
+
+/* ---- the loader's cache and configuration ---------------------------- */
+
+/*
+ * /etc/ld.so.cache in the format glibc 2.32+ writes ("glibc-ld.so.cache1.1"):
+ * a header, nlibs entries of 24 bytes, string offsets from the start of the
+ * file. Entries are ordered as ld.so prefers them; the first 64-bit libc6
+ * entry without a hwcap extension wins.
+ */
+static int read_ld_cache(lo_resolver *r, const char *path)
+{
+	static const char magic[] = "glibc-ld.so.cache1.1";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const unsigned char *map;
+	uint32_t nlibs, i;
+	size_t size;
+
+	if (fd < 0)
+		return lo_error_set_errno(LO_ENOTFOUND, errno, "cannot open '%s'", path);
+	if (fstat(fd, &st) < 0 || st.st_size < 48 || st.st_size > (1 << 28)) {
+		close(fd);
+		return lo_error_set(LO_EINVALID, "'%s' has an unexpected size", path);
+	}
+	size = (size_t)st.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot map '%s'", path);
+	if (memcmp(map, magic, sizeof(magic) - 1) != 0) {
+		munmap((void *)map, size);
+		return lo_error_set(LO_EINVALID, "'%s' is not a glibc 2.32+ ld.so cache", path);
+	}
+	memcpy(&nlibs, map + 20, 4);
+	if (nlibs > (size - 48) / 24)
+		nlibs = 0;
+	for (i = 0; i < nlibs; i++) {
+		const unsigned char *ent = map + 48 + (size_t)i * 24;
+		int32_t flags;
+		uint32_t key, value;
+		uint64_t hwcap;
+		const char *k, *v;
+
+		memcpy(&flags, ent, 4);
+		memcpy(&key, ent + 4, 4);
+		memcpy(&value, ent + 8, 4);
+		memcpy(&hwcap, ent + 16, 8);
+		if (flags != LO_CACHE_FLAGS || (hwcap & (1ull << 62)) || key >= size || value >= size)
+			continue;
+		k = (const char *)map + key;
+		v = (const char *)map + value;
+		if (!memchr(k, '\0', size - key) || !memchr(v, '\0', size - value))
+			continue;
+		if (!lo_map_get(r->cache, k, NULL))
+			lo_map_put(r->cache, k, lo_xstrdup(v));
+	}
+	munmap((void *)map, size);
+	return 0;
+}
+
+static void add_dir(char ***dirs, size_t *count, size_t *cap, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < *count; i++)
+		if (!strcmp((*dirs)[i], dir))
+			return;
+	lo_array_grow(dirs, cap, *count + 1, sizeof(char *));
+	(*dirs)[(*count)++] = lo_xstrdup(dir);
+}
+
+/* ld.so.conf: one directory per line, '#' comments, `include GLOB` lines. */
+static void read_ld_conf(lo_resolver *r, const char *path, size_t *cap, int depth)
+{
+	FILE *f;
+	char line[PATH_MAX + 16];
+
+	if (depth > 16 || !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *end;
+
+		if ((end = strchr(s, '#')))
+			*end = '\0';
+		s += strspn(s, " \t");
+		end = s + strlen(s);
+		while (end > s && strchr(" \t\r\n", end[-1]))
+			*--end = '\0';
+		if (!*s)
+			continue;
+		if (!strncmp(s, "include", 7) && (s[7] == ' ' || s[7] == '\t')) {
+			glob_t g;
+			size_t i;
+
+			s += 8 + strspn(s + 8, " \t");
+			if (glob(s, 0, NULL, &g) == 0)
+				for (i = 0; i < g.gl_pathc; i++)
+					read_ld_conf(r, g.gl_pathv[i], cap, depth + 1);
+			globfree(&g);
+		} else if (*s == '/') {
+			add_dir(&r->conf_dirs, &r->conf_count, cap, s);
+		}
+	}
+	fclose(f);
+}
+
+int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
+{
+	lo_resolver *r = lo_xcalloc(1, sizeof(*r));
+	size_t i, cap = 0;
+	const char *cache = opts && opts->ldso_cache ? opts->ldso_cache : "/etc/ld.so.cache";
+	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
+
+	r->by_path = lo_map_new();
+	r->by_inode = lo_map_new();
+	r->cache = lo_map_new();
+	for (i = 0; opts && i < opts->library_path_count; i++)
+		if (opts->library_path[i][0])
+			add_dir(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
+	if (!*cache || read_ld_cache(r, cache) < 0) {
+		cap = 0;
+		if (*conf)
+			read_ld_conf(r, conf, &cap, 0);
+	}
+	cap = 0;
+	if (opts && opts->default_dirs) {
+		for (i = 0; i < opts->default_dirs_count; i++)
+			add_dir(&r->defaults, &r->default_count, &cap, opts->default_dirs[i]);
+	} else {
+		for (i = 0; i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
+			add_dir(&r->defaults, &r->default_count, &cap, default_dirs[i]);
+	}
+	lo_error_clear();
+	*out = r;
+	return 0;
+}
+
+static void free_opened(void *v)
+{
+	opened *o = v;
+
+	free(o->msg);
+	free(o);
+}
+
+static void free_elf(void *v)
+{
+	lo_elf_free(v);
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void lo_resolver_free(lo_resolver *r)
+{
+	if (!r)
+		return;
+	free_strv(r->llp, r->llp_count);
+	free_strv(r->conf_dirs, r->conf_count);
+	free_strv(r->defaults, r->default_count);
+	lo_map_free(r->cache, free);
+	lo_map_free(r->by_path, free_opened);
+	lo_map_free(r->by_inode, free_elf);
+	free(r);
+}
+
+/* Read the file at `path` once per run; the same inode under two paths is one object. */
+static const opened *resolver_open(lo_resolver *r, const char *path)
+{
+	opened *o;
+	struct stat st;
+	char key[64];
+	lo_elf *e;
+
+	if ((o = lo_map_get(r->by_path, path, NULL)))
+		return o;
+	o = lo_xcalloc(1, sizeof(*o));
+	lo_map_put(r->by_path, path, o);
+	if (stat(path, &st) < 0) {
+		o->err = LO_ERROR;
+		o->errnum = errno;
+		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", path);
+		o->msg = lo_xstrdup(lo_error_last());
+		return o;
+	}
+	snprintf(key, sizeof(key), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	if ((e = lo_map_get(r->by_inode, key, NULL))) {
+		o->elf = e;
+		return o;
+	}
+	o->err = lo_elf_open(&e, AT_FDCWD, path, path, true);
+	if (o->err < 0) {
+		o->errnum = errno;
+		o->msg = lo_xstrdup(lo_error_last());
+		return o;
+	}
+	lo_map_put(r->by_inode, key, e);
+	o->elf = e;
+	return o;
+}
+
+int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
+{
+	const opened *o = resolver_open(r, path);
+
+	*out = o->elf;
+	if (o->elf)
+		return 0;
+	return lo_error_set(o->err, "%s", o->msg);
+}
+
+/* ---- paths ----------------------------------------------------------- */
+
+static char *dirname_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return lo_xstrdup(".");
+	if (slash == path)
+		return lo_xstrdup("/");
+	return lo_xstrndup(path, (size_t)(slash - path));
+}
+
+char *lo_resolve_expand_dst(const char *entry, const char *origin)
+{
+	static const struct {
+		const char *name;
+	} tokens[] = { { "ORIGIN" }, { "LIB" }, { "PLATFORM" } };
+	lo_buf b = LO_BUF_INIT;
+	const char *s = entry;
+
+	while (*s) {
+		size_t i, len = 0;
+		bool braced = s[0] == '$' && s[1] == '{';
+		const char *value = NULL;
+
+		if (*s != '$') {
+			lo_buf_putc(&b, *s++);
+			continue;
+		}
+		for (i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
+			size_t n = strlen(tokens[i].name);
+			const char *t = s + 1 + braced;
+
+			if (strncmp(t, tokens[i].name, n))
+				continue;
+			if (braced ? t[n] != '}' : (t[n] == '_' || (t[n] >= 'A' && t[n] <= 'Z') ||
+						    (t[n] >= 'a' && t[n] <= 'z') ||
+						    (t[n] >= '0' && t[n] <= '9')))
+				continue;
+			len = 1 + braced + n + braced;
+			value = i == 0 ? origin : i == 1 ? LO_DST_LIB : LO_DST_PLATFORM;
+			break;
+		}
+		if (!value) { /* not a token ld.so knows: kept as written */
+			lo_buf_putc(&b, *s++);
+			continue;
+		}
+		lo_buf_puts(&b, value);
+		s += len;
+	}
+	return lo_buf_detach(&b);
+}
+
+/* ---- mapping ----------------------------------------------------------- */
+
+static void add_problem(proc *p, lo_problem_kind kind, const char *object, const char *symbol,
+			const char *version, const char *library, char *detail)
+{
+	lo_problem *pr;
+
+	lo_array_grow(&p->problems, &p->problem_cap, p->problem_count + 1, sizeof(*pr));
+	pr = &p->problems[p->problem_count++];
+	pr->kind = kind;
+	pr->object = object;
+	pr->symbol = symbol;
+	pr->version = version;
+	pr->library = library;
+	pr->detail = keep(p, detail);
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+static const char *class_name(const lo_elf *e)
+{
+	return lo_elf_class(e) == ELFCLASS32 ? "ELFCLASS32" : "ELFCLASS64";
+}
+
+/* The result of looking in one place for a needed library. */
+enum try_result { TRY_FOUND, TRY_NEXT, TRY_FATAL };
+
+/*
+ * Try one file as open_path/open_verify would: absent or unreadable goes on
+ * to the next place, wrong class or machine goes on too, anything else that
+ * is not a loadable object stops the load.
+ */
+static enum try_result try_file(proc *p, const char *path, const opened **found, lo_buf *tried,
+				char **fatal)
+{
+	const opened *o = resolver_open(p->r, path);
+	const lo_elf *e = o->elf;
+
+	if (!e && o->err == LO_ERROR && (o->errnum == ENOENT || o->errnum == ENOTDIR ||
+					 o->errnum == EACCES)) {
+		if (tried)
+			lo_buf_printf(tried, "%s: %s\n", path, strerror(o->errnum));
+		return TRY_NEXT;
+	}
+	if (!e) {
+		*fatal = fmt("%s", o->msg);
+		return TRY_FATAL;
+	}
+	if (lo_elf_class(e) != ELFCLASS64) {
+		if (tried)
+			lo_buf_printf(tried, "%s: wrong ELF class %s, skipped\n", path, class_name(e));
+		return TRY_NEXT;
+	}
+	if (lo_elf_data(e) != ELFDATA2LSB) {
+		*fatal = fmt("'%s': ELF file data encoding not little-endian", path);
+		return TRY_FATAL;
+	}
+	if (!lo_elf_is_native(e)) {
+		if (tried)
+			lo_buf_printf(tried, "%s: ELF machine %d is not x86-64, skipped\n", path,
+				      lo_elf_machine(e));
+		return TRY_NEXT;
+	}
+	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e)) {
+		*fatal = fmt("'%s': %s", path,
+			     lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)
+				     ? "cannot dynamically load an executable"
+				     : "only ET_DYN and ET_EXEC can be loaded");
+		return TRY_FATAL;
+	}
+	*found = o;
+	return TRY_FOUND;
+}
+
+/* Search one colon-separated path list (an RPATH, RUNPATH) for `name`. */
+static enum try_result try_list(proc *p, const char *list, const char *origin, const char *name,
+				char **path_out, lo_buf *tried, char **fatal, const char **entry_out)
+{
+	char *copy = lo_xstrdup(list), *save = NULL, *tok;
+	enum try_result res = TRY_NEXT;
+
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		char *dir, *path;
+		const opened *o;
+
+		if (!*tok)
+			continue;
+		dir = lo_resolve_expand_dst(tok, origin);
+		if (!*dir) {
+			free(dir);
+			continue;
+		}
+		path = fmt("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+		free(dir);
+		res = try_file(p, path, &o, tried, fatal);
+		if (res == TRY_FOUND) {
+			*path_out = path;
+			if (entry_out)
+				*entry_out = keep_dup(p, tok);
+			break;
+		}
+		free(path);
+		if (res == TRY_FATAL)
+			break;
+	}
+	free(copy);
+	return res;
+}
+
+static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, const char *name,
+				char **path_out, lo_buf *tried, char **fatal, const char **entry)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		enum try_result res = try_list(p, dirs[i], "", name, path_out, tried, fatal, entry);
+
+		if (res != TRY_NEXT)
+			return res;
+	}
+	return TRY_NEXT;
+}
+
+/*
+ * Find `name`, needed by object `req` (NONE for the plain C host's libc),
+ * in the loader's order. On TRY_FOUND *path_out is owned by the caller.
+ */
+static enum try_result search(proc *p, size_t req, const char *name, char **path_out,
+			      lo_found_via *via, const char **via_detail, lo_buf *tried,
+			      char **fatal)
+{
+	const lobj *rq = req == NONE ? NULL : &p->objs[req];
+	enum try_result res;
+	size_t l;
+
+	*via_detail = NULL;
+	if (strchr(name, '/')) {
+		char *expanded = lo_resolve_expand_dst(name, rq ? rq->origin : "");
+		const opened *o;
+
+		*via = LO_VIA_PATH;
+		res = try_file(p, expanded, &o, tried, fatal);
+		if (res == TRY_FOUND)
+			*path_out = expanded;
+		else
+			free(expanded);
+		return res;
+	}
+	if (!rq || !lo_elf_runpath(rq->elf)) {
+		for (l = req; l != NONE; l = p->objs[l].loader) {
+			const char *rpath = lo_elf_rpath(p->objs[l].elf);
+
+			if (!rpath)
+				continue;
+			res = try_list(p, rpath, p->objs[l].origin, name, path_out, tried, fatal,
+				       via_detail);
+			if (res != TRY_NEXT) {
+				*via = LO_VIA_RPATH;
+				if (res == TRY_FOUND && l != req)
+					*via_detail = keep(p, fmt("%s, inherited from %s", *via_detail,
+								  p->objs[l].path));
+				return res;
+			}
+		}
+	}
+	*via = LO_VIA_LD_LIBRARY_PATH;
+	res = try_dirs(p, p->r->llp, p->r->llp_count, name, path_out, tried, fatal, via_detail);
+	if (res != TRY_NEXT)
+		return res;
+	if (rq && lo_elf_runpath(rq->elf)) {
+		*via = LO_VIA_RUNPATH;
+		res = try_list(p, lo_elf_runpath(rq->elf), rq->origin, name, path_out, tried, fatal,
+			       via_detail);
+		if (res != TRY_NEXT)
+			return res;
+	}
+	if (rq && lo_elf_nodeflib(rq->elf)) {
+		*via = LO_VIA_NOT_FOUND;
+		return TRY_NEXT;
+	}
+	if (lo_map_count(p->r->cache)) {
+		const char *cached = lo_map_get(p->r->cache, name, NULL);
+
+		*via = LO_VIA_LDSO_CACHE;
+		if (cached) {
+			const opened *o;
+
+			res = try_file(p, cached, &o, tried, fatal);
+			if (res == TRY_FOUND)
+				*path_out = lo_xstrdup(cached);
+			if (res != TRY_NEXT)
+				return res;
+		} else if (tried) {
+			lo_buf_printf(tried, "/etc/ld.so.cache: no entry for %s\n", name);
+		}
+	} else {
+		*via = LO_VIA_LDSO_CONF;
+		res = try_dirs(p, p->r->conf_dirs, p->r->conf_count, name, path_out, tried, fatal,
+			       via_detail);
+		if (res != TRY_NEXT)
+			return res;
+	}
+	*via = LO_VIA_DEFAULT;
+	res = try_dirs(p, p->r->defaults, p->r->default_count, name, path_out, tried, fatal,
+		       via_detail);
+	if (res == TRY_NEXT)
+		*via = LO_VIA_NOT_FOUND;
+	return res;
+}
+
+/* _dl_name_match_p: is `name` how object o is known in the process? */
+static bool name_matches(const lobj *o, const char *name)
+{
+	const char *soname = lo_elf_soname(o->elf);
+
+	return !strcmp(name, o->name) || !strcmp(name, o->path) || (soname && !strcmp(name, soname));
+}
+
+static size_t find_loaded(const proc *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->count; i++)
+		if (name_matches(&p->objs[i], name))
+			return i;
+	return NONE;
+}
+
+static size_t find_loaded_elf(const proc *p, const lo_elf *e)
+{
+	size_t i;
+
+	for (i = 0; i < p->count; i++)
+		if (p->objs[i].elf == e)
+			return i;
+	return NONE;
+}
+
+static size_t add_object(proc *p, const lo_elf *e, const char *path, const char *origin,
+			 const char *name, size_t loader)
+{
+	lobj *o;
+
+	lo_array_grow(&p->objs, &p->cap, p->count + 1, sizeof(*o));
+	o = &p->objs[p->count];
+	o->elf = e;
+	o->path = keep_dup(p, path);
+	o->origin = origin ? keep_dup(p, origin) : keep(p, dirname_of(path));
+	o->name = name ? keep_dup(p, name) : o->path;
+	o->loader = loader;
+	o->depth = loader == NONE ? 0 : p->objs[loader].depth + 1;
+	return p->count++;
+}
+
+static void trace_object(proc *p, const char *name, const char *path, size_t needed_by,
+			 lo_found_via via, const char *via_detail, lo_buf *tried, size_t depth)
+{
+	lo_trace_object *t;
+
+	if (!p->trace)
+		return;
+	lo_array_grow(&p->tobjs, &p->tobj_cap, p->tobj_count + 1, sizeof(*t));
+	t = &p->tobjs[p->tobj_count++];
+	t->name = keep_dup(p, name);
+	t->path = keep_dup(p, path);
+	t->needed_by = needed_by == NONE ? NULL : p->objs[needed_by].path;
+	t->via = via;
+	t->via_detail = via_detail;
+	t->tried = tried && tried->len ? keep_dup(p, lo_buf_cstr(tried)) : NULL;
+	t->depth = depth;
+}
+
+/*
+ * Map the needed closure of the objects from `start` on, breadth-first as
+ * _dl_map_object_deps does. Returns the number of problems added.
+ */
+static size_t map_closure(proc *p, size_t start)
+{
+	size_t i, before = p->problem_count;
+	lo_buf tried = LO_BUF_INIT;
+
+	for (i = start; i < p->count && p->count < LO_MAX_OBJECTS; i++) {
+		size_t j;
+
+		for (j = 0; j < lo_elf_needed_count(p->objs[i].elf); j++) {
+			const char *name = lo_elf_needed(p->objs[i].elf, j);
+			const char *via_detail = NULL;
+			lo_found_via via;
+			char *path = NULL, *fatal = NULL;
+			size_t k = find_loaded(p, name);
+			enum try_result res;
+
+			if (k != NONE) {
+				trace_object(p, name, p->objs[k].path, i, LO_VIA_ALREADY, NULL, NULL,
+					     p->objs[i].depth + 1);
+				continue;
+			}
+			lo_buf_clear(&tried);
+			res = search(p, i, name, &path, &via, &via_detail, &tried, &fatal);
+			if (res == TRY_FOUND) {
+				const opened *o = lo_map_get(p->r->by_path, path, NULL);
+
+				k = find_loaded_elf(p, o->elf);
+				if (k != NONE)
+					via = LO_VIA_ALREADY;
+				else
+					k = add_object(p, o->elf, path, NULL, name, i);
+				trace_object(p, name, path, i, via, via_detail, &tried,
+					     p->objs[i].depth + 1);
+			} else if (res == TRY_FATAL) {
+				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
+					     p->objs[i].depth + 1);
+				add_problem(p, LO_PROBLEM_BAD_LIBRARY, p->objs[i].path, NULL, NULL,
+					    keep_dup(p, name), fatal);
+				fatal = NULL;
+			} else {
+				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
+					     p->objs[i].depth + 1);
+				add_problem(p, LO_PROBLEM_MISSING_LIBRARY, p->objs[i].path, NULL, NULL,
+					    keep_dup(p, name),
+					    tried.len ? fmt("not found; tried:\n%s", lo_buf_cstr(&tried))
+						      : fmt("not found"));
+			}
+			free(path);
+			free(fatal);
+		}
+	}
+	lo_buf_dispose(&tried);
+	return p->problem_count - before;
+}
+
+/* _dl_check_map_versions for the newly mapped objects. */
+static size_t check_versions(proc *p)
+{
+	size_t i, j, before = p->problem_count;
+
+	for (i = p->first_new; i < p->count; i++) {
+		const lo_elf *e = p->objs[i].elf;
+
+		for (j = 0; j < lo_elf_verneed_count(e); j++) {
+			const lo_elf_verneed *vn = lo_elf_verneed_at(e, j);
+			size_t k = find_loaded(p, vn->file);
+			const lo_elf *dep;
+
+			if (k == NONE || vn->weak)
+				continue;
+			dep = p->objs[k].elf;
+			if (!lo_elf_defines_versions(dep) || lo_elf_has_verdef(dep, vn->version))
+				continue;
+			add_problem(p, LO_PROBLEM_MISSING_VERSION, p->objs[i].path, NULL,
+				    vn->version, p->objs[k].path,
+				    fmt("version `%s' not found (required by %s)", vn->version,
+					p->objs[i].path));
+		}
+	}
+	return p->problem_count - before;
+}
+
+/* Bind every undefined symbol of the newly mapped objects in the scope. */
+static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
+{
+	size_t i, j, k;
+
+	for (i = p->first_new; i < p->count; i++) {
+		const lo_elf *e = p->objs[i].elf;
+
+		for (j = 0; j < lo_elf_undef_count(e); j++) {
+			const lo_elf_undef *u = lo_elf_undef_at(e, j);
+			const char *provider = NULL;
+
+			for (k = 0; k < p->count && !provider; k++)
+				if (k != i && lo_elf_defines(p->objs[k].elf, u))
+					provider = p->objs[k].path;
+			if (p->trace) {
+				lo_trace_symbol *t;
+
+				lo_array_grow(&p->tsyms, &p->tsym_cap, p->tsym_count + 1, sizeof(*t));
+				t = &p->tsyms[p->tsym_count++];
+				*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version, provider,
+							u->weak };
+			}
+			if (provider || u->weak || (filter && filter(u->name, payload)))
+				continue;
+			add_problem(p, LO_PROBLEM_UNDEFINED_SYMBOL, p->objs[i].path, u->name,
+				    u->version, u->version_file,
+				    u->version ? fmt("symbol %s version %s not defined in %s",
+						     u->name, u->version, u->version_file)
+					       : fmt("undefined symbol: %s", u->name));
+		}
+	}
+}
+
+/* ---- hosts ------------------------------------------------------------- */
+
+int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
+{
+	lo_host *h = lo_xcalloc(1, sizeof(*h));
+	proc *p = &h->p;
+	int err;
+
+	*out = NULL;
+	p->r = r;
+	p->main = NONE;
+	if (program) {
+		const opened *o = resolver_open(r, program);
+		char *real, *origin;
+
+		if (!o->elf) {
+			err = lo_error_set(LO_ERROR, "cannot use host program: %s", o->msg);
+			goto fail;
+		}
+		if (!lo_elf_is_native(o->elf)) {
+			err = lo_error_set(LO_EINVALID,
+					   "host program '%s' is not an x86-64 ELF program", program);
+			goto fail;
+		}
+		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
+		real = realpath(program, NULL);
+		origin = dirname_of(real ? real : program);
+		p->main = add_object(p, o->elf, program, origin, NULL, NONE);
+		free(real);
+		free(origin);
+		h->name = lo_xstrdup(program);
+		map_closure(p, 0);
+	} else {
+		char *path = NULL, *fatal = NULL;
+		const char *detail;
+		lo_found_via via;
+
+		/* A C program needs libc.so.6 and nothing else. */
+		if (search(p, NONE, "libc.so.6", &path, &via, &detail, NULL, &fatal) != TRY_FOUND) {
+			err = lo_error_set(LO_ENOTFOUND,
+					   "cannot find libc.so.6 for the plain C host%s%s",
+					   fatal ? ": " : "", fatal ? fatal : "");
+			free(fatal);
+			goto fail;
+		}
+		add_object(p, ((const opened *)lo_map_get(r->by_path, path, NULL))->elf, path, NULL,
+			   "libc.so.6", NONE);
+		free(path);
+		h->name = lo_xstrdup("(C program)");
+		map_closure(p, 0);
+	}
+	if (p->problem_count) {
+		const lo_problem *pr = &p->problems[0];
+
+		err = lo_error_set(LO_ENOTFOUND, "host %s cannot load: %s: %s", h->name,
+				   pr->library, pr->detail);
+		goto fail;
+	}
+	p->first_new = p->count;
+	*out = h;
+	return 0;
+fail:
+	lo_host_free(h);
+	return err;
+}
+
+void lo_host_free(lo_host *h)
+{
+	if (!h)
+		return;
+	proc_dispose(&h->p);
+	free(h->name);
+	free(h);
+}
+
+const char *lo_host_name(const lo_host *h)
+{
+	return h->name;
+}
+
+/* ---- dlopen ------------------------------------------------------------ */
+
+int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
+		     unsigned flags, lo_symbol_filter filter, void *filter_payload)
+{
+	lo_load *l = lo_xcalloc(1, sizeof(*l));
+	proc *p = &l->p;
+	const opened *o;
+	size_t k;
+
+	p->r = r;
+	p->trace = (flags & LO_LOAD_TRACE) != 0;
+	p->main = host->p.main;
+	/* The host's objects are shared, not copied: their strings belong to the host. */
+	lo_array_grow(&p->objs, &p->cap, host->p.count, sizeof(lobj));
+	memcpy(p->objs, host->p.objs, host->p.count * sizeof(lobj));
+	p->count = p->first_new = host->p.count;
+	*out = l;
+
+	o = resolver_open(r, path);
+	if (!o->elf) {
+		add_problem(p, LO_PROBLEM_UNREADABLE, keep_dup(p, path), NULL, NULL, NULL,
+			    lo_xstrdup(o->msg));
+		return 0;
+	}
+	l->elf = o->elf;
+	if (lo_elf_class(o->elf) != ELFCLASS64 || lo_elf_data(o->elf) != ELFDATA2LSB ||
+	    !lo_elf_is_native(o->elf)) {
+		add_problem(p, LO_PROBLEM_WRONG_CLASS, keep_dup(p, path), NULL, NULL, NULL,
+			    lo_elf_class(o->elf) != ELFCLASS64
+				    ? fmt("wrong ELF class: %s", class_name(o->elf))
+				    : fmt("ELF machine %d, byte order %d: not an x86-64 object",
+					  lo_elf_machine(o->elf), lo_elf_data(o->elf)));
+		return 0;
+	}
+	if (lo_elf_type(o->elf) != ET_DYN || lo_elf_is_pie(o->elf)) {
+		add_problem(p, LO_PROBLEM_NOT_LOADABLE, keep_dup(p, path), NULL, NULL, NULL,
+			    fmt(lo_elf_type(o->elf) == ET_REL ? "a relocatable object (.o), not a shared object"
+				: "an executable, which dlopen refuses"));
+		return 0;
+	}
+	/* dlopen of an object already in the process returns it. */
+	if ((k = find_loaded_elf(p, o->elf)) != NONE) {
+		trace_object(p, path, p->objs[k].path, NONE, LO_VIA_ALREADY, NULL, NULL, 0);
+		return 0;
+	}
+	add_object(p, o->elf, path, NULL, NULL, p->main);
+	p->objs[p->count - 1].depth = 0;
+	trace_object(p, path, path, NONE, LO_VIA_CANDIDATE, NULL, NULL, 0);
+	if (map_closure(p, p->first_new) || check_versions(p))
+		return 0;
+	bind_symbols(p, filter, filter_payload);
+	return 0;
+}
+
+void lo_load_free(lo_load *l)
+{
+	if (!l)
+		return;
+	proc_dispose(&l->p);
+	free(l);
+}
+
+bool lo_load_ok(const lo_load *l) { return l->p.problem_count == 0; }
+size_t lo_load_problem_count(const lo_load *l) { return l->p.problem_count; }
+const lo_problem *lo_load_problem_at(const lo_load *l, size_t i) { return i < l->p.problem_count ? &l->p.problems[i] : NULL; }
+const lo_elf *lo_load_elf(const lo_load *l) { return l->elf; }
+size_t lo_load_object_count(const lo_load *l) { return l->p.tobj_count; }
+const lo_trace_object *lo_load_object_at(const lo_load *l, size_t i) { return i < l->p.tobj_count ? &l->p.tobjs[i] : NULL; }
+size_t lo_load_symbol_count(const lo_load *l) { return l->p.tsym_count; }
+const lo_trace_symbol *lo_load_symbol_at(const lo_load *l, size_t i) { return i < l->p.tsym_count ? &l->p.tsyms[i] : NULL; }
+
+const char *lo_problem_kind_str(lo_problem_kind k)
+{
+	switch (k) {
+	case LO_PROBLEM_UNDEFINED_SYMBOL: return "undefined-symbol";
+	case LO_PROBLEM_MISSING_VERSION: return "missing-version";
+	case LO_PROBLEM_MISSING_LIBRARY: return "missing-library";
+	case LO_PROBLEM_BAD_LIBRARY: return "bad-library";
+	case LO_PROBLEM_WRONG_CLASS: return "wrong-class";
+	case LO_PROBLEM_NOT_LOADABLE: return "not-loadable";
+	case LO_PROBLEM_UNREADABLE: return "unreadable";
+	}
+	return "unknown";
+}
+
+const char *lo_found_via_str(lo_found_via v)
+{
+	switch (v) {
+	case LO_VIA_CANDIDATE: return "candidate";
+	case LO_VIA_ALREADY: return "already loaded";
+	case LO_VIA_PATH: return "path";
+	case LO_VIA_RPATH: return "RPATH";
+	case LO_VIA_LD_LIBRARY_PATH: return "LD_LIBRARY_PATH";
+	case LO_VIA_RUNPATH: return "RUNPATH";
+	case LO_VIA_LDSO_CACHE: return "ld.so.cache";
+	case LO_VIA_LDSO_CONF: return "ld.so.conf";
+	case LO_VIA_DEFAULT: return "default path";
+	case LO_VIA_NOT_FOUND: return "not found";
+	}
+	return "unknown";
+}
