@@ -842,7 +842,10 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 		char *real, *origin;
 
 		if (!o->elf) {
-			err = lo_error_set(LO_ERROR, "cannot use host program: %s", o->msg);
+			err = lo_error_set(o->err, "cannot use host program: %s%s", o->msg,
+					   o->err == LO_ENOTELF
+						   ? " (a script or shim, not the program itself?)"
+						   : "");
 			goto fail;
 		}
 		if (!lo_elf_is_native(o->elf)) {

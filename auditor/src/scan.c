@@ -237,6 +237,10 @@ static int host_get(scan *s, lo_kind kind, const char *root, const lo_host **out
 				    "with --python", root);
 	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
 		if ((err = lo_host_new(&h, s->resolver, program)) < 0) {
+			char *msg = lo_xstrdup(lo_error_last());
+
+			err = lo_error_set(err, "%s; name the interpreter with --python", msg);
+			free(msg);
 			free(program);
 			return err;
 		}
