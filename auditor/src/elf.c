@@ -658,20 +658,11 @@ bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref)
 	return lk.found || lk.versioned == 1;
 }
 
-bool lo_elf_exports_prefix(const lo_elf *e, const char *prefix)
+bool lo_elf_exports(const lo_elf *e, const char *name)
 {
-	size_t i, plen = strlen(prefix);
+	lo_elf_undef ref = { 0 };
 
-	for (i = 1; e->dynsym && i < e->dynsym_count; i++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(e->dynsym, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
-			continue;
-		name = dynstr(e, sym.st_name);
-		if (name && !strncmp(name, prefix, plen))
-			return true;
-	}
-	return false;
+	ref.name = name;
+	ref.gnu_hash = lo_elf_gnu_hash(name);
+	return lo_elf_defines(e, &ref);
 }

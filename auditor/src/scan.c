@@ -337,11 +337,28 @@ static bool python_suffix(const char *path)
 	return strstr(base, ".cpython-") != NULL && n > 3 && !strcmp(base + n - 3, ".so");
 }
 
+/*
+ * CPython imports `name.<suffix>` by calling PyInit_<name>, name being the
+ * file name up to its first dot: a module without a CPython suffix (a plain
+ * `_foo.so`) is still known by that export.
+ */
+static bool python_init_export(const lo_elf *e, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strcspn(base, ".");
+	char sym[NAME_MAX + 8];
+
+	if (!lo_elf_is_native(e) || n == 0 || n > NAME_MAX)
+		return false;
+	snprintf(sym, sizeof(sym), "PyInit_%.*s", (int)n, base);
+	return lo_elf_exports(e, sym);
+}
+
 lo_kind lo_scan_kind_of(const lo_elf *e, const char *path)
 {
 	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e))
 		return LO_KIND_OTHER;
-	if (python_suffix(path) || (lo_elf_is_native(e) && lo_elf_exports_prefix(e, "PyInit_")))
+	if (python_suffix(path) || python_init_export(e, path))
 		return LO_KIND_PYTHON_EXTENSION;
 	return LO_KIND_SHARED_LIBRARY;
 }

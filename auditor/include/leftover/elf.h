@@ -107,7 +107,7 @@ uint32_t lo_elf_gnu_hash(const char *name);
  */
 bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref);
 
-/* Does some defined dynamic symbol start with `prefix` (e.g. "PyInit_")? */
-bool lo_elf_exports_prefix(const lo_elf *e, const char *prefix);
+/* Does the object export `name`, unversioned, as an import would find it? */
+bool lo_elf_exports(const lo_elf *e, const char *name);
 
 #endif
