@@ -15,9 +15,9 @@
 typedef struct lo_rules lo_rules;
 
 /*
- * Load the rule files `files` (later ones override earlier ones). With
- * count 0 the shipped defaults are read: the installed rules directory, or
- * the source tree's rules/ when running from a build tree.
+ * Load the shipped defaults (default.rules in lo_rules_default_dir()), then
+ * the rule files `files` in order, later ones overriding earlier ones.
+ * On error *out is NULL and the message names the file.
  */
 int lo_rules_load(lo_rules **out, const char *const *files, size_t count);
 void lo_rules_free(lo_rules *rules);
@@ -25,7 +25,11 @@ void lo_rules_free(lo_rules *rules);
 /* Is the file at `relpath` examined by the load check? */
 bool lo_rules_is_candidate(const lo_rules *rules, const char *relpath);
 
-/* The directory the default rule files are read from. */
+/*
+ * The directory the default rule files are read from: the installed one
+ * (LEFTOVER_RULES_DIR) when it exists, else the source tree's rules/, so a
+ * binary run from its build tree finds them.
+ */
 const char *lo_rules_default_dir(void);
 
 #endif
