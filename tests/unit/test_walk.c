@@ -1,0 +1,86 @@
+/*
+ * test_walk.c - what the walk hands to the scan, on a real directory tree.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "leftover/walk.h"
+
+static char work[4096];
+static char seen[65536];
+
+static void sh(const char *cmd)
+{
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+static int collect(const lo_walk_entry *e, void *payload)
+{
+	snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s%s|",
+		 e->relpath, e->type == DT_LNK ? "@" : "", e->err ? "!" : "");
+	return 0;
+}
+
+static int setup(void **state)
+{
+	const char *base = getenv("LEFTOVER_WORK");
+	char cmd[9000];
+
+	snprintf(work, sizeof(work), "%s/tree", base ? base : "/tmp/leftover-unit-walk");
+	snprintf(cmd, sizeof(cmd),
+		 "rm -rf '%1$s' && mkdir -p '%1$s/a/b' '%1$s/.git/objects' '%1$s/outside' && "
+		 "touch '%1$s/a/b/lib.so' '%1$s/.git/objects/x.so' '%1$s/outside/o.so' && "
+		 "ln -s ../outside '%1$s/a/linkdir' && ln -s b/lib.so '%1$s/a/l.so'",
+		 work);
+	sh(cmd);
+	seen[0] = '\0';
+	return 0;
+}
+
+/* Files come with paths relative to the root; .git is skipped. */
+static void test_relative_paths_and_git_skipped(void **state)
+{
+	assert_int_equal(lo_walk_tree(work, collect, NULL), 0);
+	assert_non_null(strstr(seen, "a/b/lib.so|"));
+	assert_null(strstr(seen, ".git"));
+	assert_non_null(strstr(seen, "outside/o.so|"));
+}
+
+/* A symlinked directory is reported as a link and never entered. */
+static void test_symlinked_directory_not_followed(void **state)
+{
+	assert_int_equal(lo_walk_tree(work, collect, NULL), 0);
+	assert_non_null(strstr(seen, "a/linkdir@|"));
+	assert_null(strstr(seen, "a/linkdir/"));
+	assert_non_null(strstr(seen, "a/l.so@|"));
+}
+
+/* A root that is not a directory is an error, not an empty walk. */
+static void test_bad_root(void **state)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/a/b/lib.so", work);
+	assert_true(lo_walk_tree(path, collect, NULL) < 0);
+	snprintf(path, sizeof(path), "%s/missing", work);
+	assert_true(lo_walk_tree(path, collect, NULL) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_relative_paths_and_git_skipped, setup),
+		cmocka_unit_test_setup(test_symlinked_directory_not_followed, setup),
+		cmocka_unit_test_setup(test_bad_root, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
