@@ -1,7 +1,7 @@
 /*
  * cli.h - the subcommands of the leftover program.
  *
- * Each subcommand lives in its own file (as git's builtin/*.c), parses its
+ * Each subcommand lives in its own file (as git's builtin/ files), parses its
  * options and calls library code; only this layer prints errors and picks
  * the exit status.
  */
