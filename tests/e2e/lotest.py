@@ -1,0 +1,200 @@
+"""lotest: the few helpers every end-to-end test of leftover needs.
+
+The e2e tests build real trees with real compilers, CMake and git, then hold
+`leftover` against what a user (or the real loader) sees. This module keeps
+the plumbing in one place so that each test reads as the scenario it checks:
+
+    import lotest
+    def test_something():
+        d = lotest.workdir("something")          # fresh scratch dir
+        lotest.cc(d / "libx.so", "int x(void){return 1;}")
+        r = lotest.scan(d)                       # runs leftover scan --format json
+        assert r.rc == 0, r
+        assert r.file("libx.so")["verdict"] == "ok"
+    if __name__ == "__main__":
+        lotest.main(globals())
+
+API (keep it this small):
+  LEFTOVER, SOURCE_DIR, PYTHON, WORK, CMAKE   paths from ctest's environment
+  workdir(name) -> Path                       empty scratch dir under WORK
+  run(cmd, ..., check=True) -> CompletedProcess   text mode, output captured
+  leftover(*args, user=None) -> CompletedProcess  the tool, optionally as `user`
+  scan(*dirs, args=(), user=None) -> Scan     `scan --format json`, parsed
+  cc(out, source, *flags, shared=True)        compile C source text to `out`
+  cmake_build(src, build, generator=..., defines={})  configure + build, -j2
+  git(repo, *args) -> str                     git with a fixed identity
+  main(globals())                             run every test_* function
+
+Only the standard library is used: ctest runs these with Debian's python3.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+LEFTOVER = os.environ.get("LEFTOVER", "leftover")
+SOURCE_DIR = Path(os.environ.get("LEFTOVER_SOURCE_DIR",
+                                 Path(__file__).resolve().parents[2]))
+PYTHON = os.environ.get("LEFTOVER_TEST_PYTHON", "/usr/bin/python3")
+WORK = Path(os.environ.get("LEFTOVER_WORK", "/tmp/leftover-e2e"))
+CMAKE = os.environ.get("LEFTOVER_CMAKE", "cmake")
+FIXTURES = SOURCE_DIR / "fixtures"
+
+# Tools we run must not see the test runner's loader settings, or the real
+# loader and leftover would be judging different worlds.
+_CLEAN_ENV = {k: v for k, v in os.environ.items()
+              if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT")}
+
+
+def workdir(name):
+    """An empty directory WORK/name (removed first if a previous run left it)."""
+    d = WORK / name
+    if d.exists():
+        # A previous run may have left mode-000 files or dirs behind.
+        subprocess.run(["chmod", "-R", "u+rwx", str(d)], check=False)
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    return d
+
+
+def run(cmd, cwd=None, env=None, check=True, timeout=600, input=None):
+    """Run cmd (a list); on failure with check=True raise with its output."""
+    e = dict(_CLEAN_ENV)
+    if env:
+        e.update(env)
+    p = subprocess.run([str(c) for c in cmd], cwd=cwd, env=e, text=True,
+                       capture_output=True, timeout=timeout, input=input,
+                       errors="surrogateescape")
+    if check and p.returncode != 0:
+        raise AssertionError("command failed (%d): %s\n--- stdout\n%s--- stderr\n%s"
+                             % (p.returncode, " ".join(map(str, cmd)), p.stdout, p.stderr))
+    return p
+
+
+def leftover(*args, user=None, timeout=300):
+    """Run the tool with args; never raises on its exit status.
+
+    user: run it as that user (e.g. "nobody") through setpriv, to test
+    permissions while the suite runs as root.
+    """
+    cmd = [LEFTOVER] + [str(a) for a in args]
+    if user:
+        cmd = ["setpriv", "--reuid=" + user, "--regid=" + _group_of(user),
+               "--clear-groups", "--"] + cmd
+    return run(cmd, check=False, timeout=timeout)
+
+
+def _group_of(user):
+    import grp
+    import pwd
+    return grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name
+
+
+class Scan:
+    """The result of `leftover scan --format json`: rc, doc, stdout, stderr."""
+
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.doc = None
+        if proc.stdout.strip():
+            try:
+                self.doc = json.loads(proc.stdout)
+            except ValueError as e:
+                raise AssertionError("leftover printed invalid JSON (%s):\n%s%s"
+                                     % (e, proc.stdout, proc.stderr))
+
+    @property
+    def files(self):
+        """Path (relative to root) -> the file's JSON object."""
+        return {f["path"]: f for f in self.doc["files"]}
+
+    def file(self, path):
+        """The entry for one relative path; fails, listing what there is, if absent."""
+        f = self.files.get(str(path))
+        if f is None:
+            raise AssertionError("%s not reported; files: %s" % (path, sorted(self.files)))
+        return f
+
+    def reasons(self, path, kind=None):
+        """The reasons of one file, only those of `kind` when given."""
+        return [r for r in self.file(path)["reasons"] if kind is None or r["kind"] == kind]
+
+    def __repr__(self):
+        return "leftover exited %d\n--- stdout\n%s--- stderr\n%s" % (self.rc, self.stdout, self.stderr)
+
+
+def scan(*dirs, args=(), user=None):
+    """`leftover scan --format json [args] DIR...`, parsed (see Scan)."""
+    return Scan(leftover("scan", "--format", "json", *args, *dirs, user=user))
+
+
+def cc(out, source, *flags, shared=True, cwd=None):
+    """Compile C source text into `out` (a shared object unless shared=False).
+
+    flags go to gcc after the source (so -L/-l work), e.g.
+    cc(d/"libb.so", "...", "-L", d, "-la", "-Wl,-rpath,$ORIGIN").
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    src = out.parent / (out.name.replace(".", "_") + ".c")
+    src.write_text(source)
+    cmd = ["gcc", "-O1", "-o", out, src]
+    if shared:
+        cmd[1:1] = ["-shared", "-fPIC"]
+    run(cmd + list(flags), cwd=cwd)
+    return out
+
+
+def cmake_build(src, build, generator="Ninja", defines=None, target=None):
+    """Configure src into build with generator (once), then build it with -j2."""
+    build = Path(build)
+    cmd = [CMAKE, "-S", src, "-B", build, "-G", generator,
+           "-DPython3_EXECUTABLE=" + PYTHON]
+    for k, v in (defines or {}).items():
+        cmd.append("-D%s=%s" % (k, v))
+    run(cmd)
+    b = [CMAKE, "--build", build, "-j2"]
+    if target:
+        b += ["--target", target]
+    return run(b)
+
+
+def git(repo, *args):
+    """git -C repo args..., with an identity so commits work anywhere; stdout."""
+    return run(["git", "-C", repo, "-c", "user.name=lotest", "-c",
+                "user.email=lotest@example.invalid", "-c", "init.defaultBranch=main",
+                "-c", "advice.detachedHead=false"] + list(args)).stdout
+
+
+def main(namespace):
+    """Run every test_* function of the calling module, in source order.
+
+    One line per test; the traceback of each failure; exit 1 if any failed.
+    Tests use plain assert, so refuse to run with assertions disabled.
+    """
+    if not __debug__:
+        sys.exit("lotest: run without -O, the tests rely on assert")
+    tests = [(n, f) for n, f in namespace.items() if n.startswith("test_") and callable(f)]
+    tests.sort(key=lambda t: t[1].__code__.co_firstlineno)
+    only = sys.argv[1:]
+    failed = []
+    for name, fn in tests:
+        if only and name not in only:
+            continue
+        try:
+            fn()
+        except Exception:
+            failed.append(name)
+            print("FAIL", name, flush=True)
+            traceback.print_exc(file=sys.stdout)
+        else:
+            print("ok  ", name, flush=True)
+    print("%d tests, %d failed%s" % (len(tests) if not only else len(only), len(failed),
+                                     (": " + " ".join(failed)) if failed else ""))
+    sys.exit(1 if failed else 0)
