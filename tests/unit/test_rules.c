@@ -54,7 +54,8 @@ static void test_exclude_and_double_star(void **state)
 	const char *f = write_rules("exclude.rules",
 				    "[candidates]\n"
 				    "\texclude = third_party/**\n"
-				    "\tinclude = **/plugins/*.plugin\n");
+				    "\tinclude = **/plugins/*.plugin\n"
+				    "\tinclude = a/**/b/*.mod\n");
 	lo_rules *r;
 
 	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
@@ -62,8 +63,282 @@ static void test_exclude_and_double_star(void **state)
 	assert_false(lo_rules_is_candidate(r, "third_party/deep/er/libz.so.1"));
 	assert_true(lo_rules_is_candidate(r, "mine/libz.so"));
 	assert_true(lo_rules_is_candidate(r, "app/plugins/x.plugin"));
+	/* `**` stands for no directory too, as in .gitignore */
+	assert_true(lo_rules_is_candidate(r, "plugins/x.plugin"));
 	assert_false(lo_rules_is_candidate(r, "app/x.plugin"));
+	assert_true(lo_rules_is_candidate(r, "a/b/x.mod"));
+	assert_true(lo_rules_is_candidate(r, "a/1/2/b/x.mod"));
+	assert_false(lo_rules_is_candidate(r, "ab/x.mod"));
 	lo_rules_free(r);
+}
+
+static void test_later_layer_overrides_earlier(void **state)
+{
+	const char *files[2];
+	lo_rules *r;
+
+	files[0] = write_rules("first.rules",
+			       "[candidates]\n"
+			       "\texclude = vendor/**\n"
+			       "[host \"app\"]\n"
+			       "\tmatch = plugins/*.so\n"
+			       "\tprogram = /bin/sh\n"
+			       "[fail]\n"
+			       "\ton = never\n");
+	files[1] = write_rules("second.rules",
+			       "[candidates]\n"
+			       "\tinclude = vendor/keep/*.so\n"
+			       "\tinclude = !*.debug.so\n"
+			       "[host \"app\"]\n"
+			       "\tprogram = /bin/true\n"
+			       "[fail]\n"
+			       "\ton = broken\n");
+	assert_int_equal(lo_rules_load(&r, files, 2), 0);
+	assert_false(lo_rules_is_candidate(r, "vendor/other/x.so"));
+	assert_true(lo_rules_is_candidate(r, "vendor/keep/x.so"));
+	assert_false(lo_rules_is_candidate(r, "lib/x.debug.so"));
+	assert_string_equal(lo_rules_host_for(r, "plugins/p.so"), "/bin/true");
+	assert_string_equal(lo_rules_host_name_for(r, "plugins/p.so"), "app");
+	assert_null(lo_rules_host_for(r, "lib/p.so"));
+	assert_int_equal(lo_rules_fail_on(r), LO_RULES_FAIL_BROKEN);
+	lo_rules_free(r);
+
+	/* the same files the other way round: the other values win */
+	{
+		const char *swapped[2] = { files[1], files[0] };
+
+		assert_int_equal(lo_rules_load(&r, swapped, 2), 0);
+	}
+	assert_false(lo_rules_is_candidate(r, "vendor/keep/x.so"));
+	assert_string_equal(lo_rules_host_for(r, "plugins/p.so"), "/bin/sh");
+	assert_int_equal(lo_rules_fail_on(r), LO_RULES_FAIL_NEVER);
+	lo_rules_free(r);
+}
+
+static void test_user_layer_and_given_file(void **state)
+{
+	char dir[4096], file[4096];
+	const char *work = getenv("LEFTOVER_WORK"), *given;
+	char *old = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+	lo_rules *r;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/xdg/leftover", work ? work : "/tmp");
+	assert_int_equal(system((snprintf(file, sizeof(file), "mkdir -p '%s'", dir), file)), 0);
+	snprintf(file, sizeof(file), "%s/rules", dir);
+	assert_non_null(f = fopen(file, "w"));
+	fputs("[candidates]\n\tinclude = *.plugin\n[fail]\n\ton = never\n", f);
+	fclose(f);
+	snprintf(dir, sizeof(dir), "%s/xdg", work ? work : "/tmp");
+	setenv("XDG_CONFIG_HOME", dir, 1);
+
+	assert_int_equal(lo_rules_load(&r, NULL, 0), 0);
+	assert_true(lo_rules_is_candidate(r, "x/y.plugin"));
+	assert_int_equal(lo_rules_fail_on(r), LO_RULES_FAIL_NEVER);
+	lo_rules_free(r);
+
+	given = write_rules("given.rules", "[fail]\n\ton = stale\n");
+	assert_int_equal(lo_rules_load(&r, &given, 1), 0);
+	assert_true(lo_rules_is_candidate(r, "x/y.plugin"));
+	assert_int_equal(lo_rules_fail_on(r), LO_RULES_FAIL_STALE);
+	lo_rules_free(r);
+
+	if (old)
+		setenv("XDG_CONFIG_HOME", old, 1);
+	else
+		unsetenv("XDG_CONFIG_HOME");
+	free(old);
+}
+
+static void test_build_dir_layer_without_cmake(void **state)
+{
+	char dir[4096], cmd[8300];
+	const char *work = getenv("LEFTOVER_WORK");
+	lo_rules *r;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/plainbuild", work ? work : "/tmp");
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.leftover'", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/.leftover/rules", dir);
+	assert_non_null(f = fopen(cmd, "w"));
+	fputs("[candidates]\n\texclude = old/**\n", f);
+	fclose(f);
+	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
+	assert_false(lo_rules_is_candidate(r, "old/libx.so"));
+	assert_true(lo_rules_is_candidate(r, "new/libx.so"));
+	lo_rules_free(r);
+}
+
+static void test_symbols_hosts_and_rules(void **state)
+{
+	const char *f = write_rules("symbols.rules",
+				    "[symbols]\n"
+				    "\tignore = __gcov_*\n"
+				    "\tignore = __asan_report_load[1248]\n"
+				    "[host \"perl\"]\n"
+				    "\tmatch = **/auto/**/*.so\n"
+				    "\tprovides = Perl_*\n"
+				    "\tprovides = PL_*\n"
+				    "[rule \"old-plugins\"]\n"
+				    "\tmatch = plugins/**\n"
+				    "\taction = quarantine\n"
+				    "\ton = stale, orphan\n"
+				    "\treason = \"plugins are not rebuilt\"\n"
+				    "[rule \"keep-vendor\"]\n"
+				    "\tmatch = plugins/vendor/**\n"
+				    "\taction = keep\n");
+	const lo_rule *ru;
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
+	assert_true(lo_rules_symbol_ignored(r, "__gcov_flush"));
+	assert_true(lo_rules_symbol_ignored(r, "__asan_report_load4"));
+	assert_false(lo_rules_symbol_ignored(r, "__asan_report_load3"));
+	assert_false(lo_rules_symbol_ignored(r, "gcov"));
+
+	assert_true(lo_rules_symbol_provided(r, "lib/auto/POSIX/POSIX.so", "Perl_newSV"));
+	assert_true(lo_rules_symbol_provided(r, "auto/POSIX/POSIX.so", "PL_thr_key"));
+	assert_false(lo_rules_symbol_provided(r, "auto/POSIX/POSIX.so", "sqrt"));
+	assert_false(lo_rules_symbol_provided(r, "lib/POSIX.so", "Perl_newSV"));
+	/* provides only: the scan keeps its own host */
+	assert_null(lo_rules_host_for(r, "auto/POSIX/POSIX.so"));
+	assert_string_equal(lo_rules_host_name_for(r, "auto/POSIX/POSIX.so"), "perl");
+
+	ru = lo_rules_rule_for(r, "plugins/a.so", LO_RULES_ON_STALE);
+	assert_non_null(ru);
+	assert_string_equal(ru->name, "old-plugins");
+	assert_int_equal(ru->action, LO_RULES_ACTION_QUARANTINE);
+	assert_string_equal(ru->reason, "plugins are not rebuilt");
+	assert_null(lo_rules_rule_for(r, "plugins/a.so", LO_RULES_ON_BROKEN));
+	assert_null(lo_rules_rule_for(r, "lib/a.so", LO_RULES_ON_STALE));
+	/* the later rule wins; its `on` defaults to every state */
+	ru = lo_rules_rule_for(r, "plugins/vendor/v.so", LO_RULES_ON_BROKEN);
+	assert_non_null(ru);
+	assert_string_equal(ru->name, "keep-vendor");
+	assert_int_equal(ru->action, LO_RULES_ACTION_KEEP);
+	assert_null(ru->reason);
+	lo_rules_free(r);
+}
+
+typedef struct origin_seen {
+	char name[64], value[64], file[4096];
+	int line;
+	int count;
+} origin_seen;
+
+static int find_origin(const char *name, const char *value, const char *file, int line,
+		       void *payload)
+{
+	origin_seen *o = payload;
+
+	if (strcmp(name, o->name))
+		return 0;
+	o->count++;
+	snprintf(o->value, sizeof(o->value), "%s", value);
+	snprintf(o->file, sizeof(o->file), "%s", file);
+	o->line = line;
+	return 0;
+}
+
+static void test_origin_names_file_and_line_through_includes(void **state)
+{
+	const char *inc = write_rules("included.rules",
+				      "# a comment\n"
+				      "\n"
+				      "[rule \"mlir\"]\n"
+				      "\tmatch = **/_mlir_libs/**\n"
+				      "\treason = from the include\n");
+	const char *top = write_rules("top.rules",
+				      "[rule \"mlir\"]\n"
+				      "\treason = first\n"
+				      "[include]\n"
+				      "\tpath = included.rules\n"
+				      "[fail] on = broken\n");
+	origin_seen o;
+	lo_rules *r;
+
+	(void)inc;
+	assert_int_equal(lo_rules_load(&r, &top, 1), 0);
+	memset(&o, 0, sizeof(o));
+	strcpy(o.name, "rule.mlir.reason");
+	assert_int_equal(lo_rules_foreach(r, find_origin, &o), 0);
+	/* the overridden `first` is left out */
+	assert_int_equal(o.count, 1);
+	assert_string_equal(o.value, "from the include");
+	assert_non_null(strstr(o.file, "/included.rules"));
+	assert_int_equal(o.line, 5);
+
+	memset(&o, 0, sizeof(o));
+	strcpy(o.name, "fail.on");
+	lo_rules_foreach(r, find_origin, &o);
+	assert_int_equal(o.count, 1);
+	assert_non_null(strstr(o.file, "/top.rules"));
+	assert_int_equal(o.line, 5);
+	assert_string_equal(lo_rules_rule_for(r, "x/_mlir_libs/a.so", LO_RULES_ON_STALE)->reason,
+			    "from the include");
+	lo_rules_free(r);
+}
+
+/* Loading `text` fails, and the message contains each of the `want` strings. */
+static void assert_bad(const char *name, const char *text, const char *want1, const char *want2)
+{
+	const char *f = write_rules(name, text);
+	lo_rules *r = (lo_rules *)1;
+	const char *msg;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), LO_EINVALID);
+	assert_null(r);
+	msg = lo_error_last();
+	if (!strstr(msg, want1) || (want2 && !strstr(msg, want2)))
+		fail_msg("message for %s lacks '%s'/'%s': %s", name, want1, want2 ? want2 : "", msg);
+	assert_int_equal(lo_rules_check(f), LO_EINVALID);
+}
+
+static void test_bad_rules_name_file_line_and_key(void **state)
+{
+	assert_bad("unknown.rules", "[candidates]\n\tinclude = *.so\n\tinclud = *.x\n",
+		   "unknown.rules:3: candidates.includ: unknown key", NULL);
+	assert_bad("section.rules", "[hosts \"x\"]\n\tmatch = *\n", "section.rules:2: hosts.x.match",
+		   "unknown key");
+	assert_bad("noname.rules", "[host]\n\tmatch = *.so\n", "noname.rules:2: host.match",
+		   "[host \"NAME\"]");
+	assert_bad("pattern.rules", "[candidates]\n\n\tinclude = lib[ab.so\n",
+		   "pattern.rules:3: candidates.include: bad pattern 'lib[ab.so'", "unterminated");
+	assert_bad("empty.rules", "[rule \"x\"]\n\tmatch =\n", "empty.rules:2: rule.x.match",
+		   "empty pattern");
+	assert_bad("dotdot.rules", "[candidates]\n\tinclude = ../x/*.so\n", "dotdot.rules:2", "'..'");
+	assert_bad("symbol.rules", "[symbols]\n\tignore = \"a b\"\n", "symbol.rules:2: symbols.ignore",
+		   "no spaces");
+	assert_bad("program.rules",
+		   "[host \"app\"]\n\tmatch = plugins/*.so\n\tprogram = /nonexistent/bin/app\n",
+		   "program.rules:3: host.app.program",
+		   "'/nonexistent/bin/app' does not exist");
+	assert_bad("pathprog.rules",
+		   "[host \"app\"]\n\tmatch = plugins/*.so\n\tprogram = no-such-program-here\n",
+		   "pathprog.rules:3: host.app.program", "not on PATH");
+	assert_bad("nomatch.rules", "[host \"app\"]\n\tprogram = /bin/sh\n",
+		   "nomatch.rules:2: host.app.program", "no match");
+	assert_bad("action.rules", "[rule \"x\"]\n\tmatch = *\n\taction = shred\n",
+		   "action.rules:3: rule.x.action", "'shred'");
+	assert_bad("on.rules", "[rule \"x\"]\n\tmatch = *\n\ton = stale,rotten\n",
+		   "on.rules:3: rule.x.on", "'rotten'");
+	assert_bad("fail.rules", "[fail]\n\ton = always\n", "fail.rules:2: fail.on", "'always'");
+	assert_bad("syntax.rules", "[candidates\n\tinclude = *.so\n", "syntax.rules:1", "missing ']'");
+	assert_bad("missing-include.rules", "[include]\n\tpath = not-there.rules\n",
+		   "missing-include.rules:2: include.path", "not-there.rules");
+	write_rules("cycle-b.rules", "[candidates]\n\tinclude = *.b\n[include]\n\tpath = cycle-a.rules\n");
+	assert_bad("cycle-a.rules", "[include]\n\tpath = cycle-b.rules\n", "include cycle",
+		   "cycle-b.rules:4: include.path -> ");
+}
+
+static void test_missing_given_file_is_an_error(void **state)
+{
+	const char *f = "/nonexistent/leftover.rules";
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), LO_EINVALID);
+	assert_non_null(strstr(lo_error_last(), "/nonexistent/leftover.rules"));
 }
 
 static void test_default_dir_has_default_rules(void **state)
@@ -82,6 +357,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_select_shared_objects_at_any_depth),
 		cmocka_unit_test(test_exclude_and_double_star),
+		cmocka_unit_test(test_later_layer_overrides_earlier),
+		cmocka_unit_test(test_user_layer_and_given_file),
+		cmocka_unit_test(test_build_dir_layer_without_cmake),
+		cmocka_unit_test(test_symbols_hosts_and_rules),
+		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
+		cmocka_unit_test(test_bad_rules_name_file_line_and_key),
+		cmocka_unit_test(test_missing_given_file_is_an_error),
 		cmocka_unit_test(test_default_dir_has_default_rules),
 	};
 

@@ -5,6 +5,16 @@
  * so errors come with file and line; patterns are matched with libgit2's
  * pathspec matching (`**`, `!negation` as in .gitignore) against paths
  * relative to the scanned root. rules/README.md documents every key.
+ *
+ * Files are read in layers, as git reads its config: the shipped defaults
+ * (every *.rules file of lo_rules_default_dir(), in name order), the user's
+ * $XDG_CONFIG_HOME/leftover/rules, the source tree's .leftover, the build
+ * tree's .leftover/rules, then each file given on the command line. A later
+ * layer overrides an earlier one: single-valued keys take the last value,
+ * multivalued keys (patterns) accumulate and the last matching pattern
+ * decides. A bad rule anywhere fails the whole load, with the file, the
+ * line and the key in the message, so a scan never starts on rules that
+ * do not mean what their author thinks.
  */
 #ifndef LEFTOVER_RULES_H
 #define LEFTOVER_RULES_H
@@ -15,20 +25,104 @@
 typedef struct lo_rules lo_rules;
 
 /*
- * Load the shipped defaults (default.rules in lo_rules_default_dir()), then
- * the rule files `files` in order, later ones overriding earlier ones.
- * On error *out is NULL and the message names the file.
+ * Load the shipped defaults and the user's rules, then the rule files
+ * `files` in order, later ones overriding earlier ones. ${cmake:VAR} host
+ * programs stay unresolved (no build tree is known). On error *out is NULL
+ * and the message names the file, line and key.
  */
 int lo_rules_load(lo_rules **out, const char *const *files, size_t count);
+
+/*
+ * Every layer for scanning `build_dir`: defaults, the user's rules, the
+ * source tree's .leftover (the source dir is CMAKE_HOME_DIRECTORY in the
+ * CMakeCache.txt of build_dir or its nearest ancestor that has one), the
+ * build tree's .leftover/rules (next to that CMakeCache.txt, else in
+ * build_dir), then `files`. ${cmake:VAR} is looked up in that CMakeCache.txt.
+ */
+int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const *files,
+		       size_t count);
+
+/*
+ * Validate one file on its own, as `leftover rules --check` does: every
+ * error a load would report, except for ${cmake:VAR} programs.
+ */
+int lo_rules_check(const char *file);
+
 void lo_rules_free(lo_rules *rules);
 
 /* Is the file at `relpath` examined by the load check? */
 bool lo_rules_is_candidate(const lo_rules *rules, const char *relpath);
 
 /*
- * The directory the default rule files are read from: the installed one
- * (LEFTOVER_RULES_DIR) when it exists, else the source tree's rules/, so a
- * binary run from its build tree finds them.
+ * The host program that loads the file at `relpath` (the last [host] whose
+ * match selects it), as an absolute path, or NULL when no host with a
+ * program matches: the scan then picks its default host.
+ */
+const char *lo_rules_host_for(const lo_rules *rules, const char *relpath);
+
+/* The name of that [host "NAME"], or NULL when no host matches. */
+const char *lo_rules_host_name_for(const lo_rules *rules, const char *relpath);
+
+/*
+ * Does the host of `relpath` declare that it provides `symbol` (its
+ * `provides` patterns), so that an undefined `symbol` is no finding?
+ */
+bool lo_rules_symbol_provided(const lo_rules *rules, const char *relpath, const char *symbol);
+
+/* Is `symbol` one that is never a finding ([symbols] ignore)? */
+bool lo_rules_symbol_ignored(const lo_rules *rules, const char *symbol);
+
+/* What a [rule] asks to be done with the files it matches. */
+typedef enum lo_rules_action {
+	LO_RULES_ACTION_REPORT,     /* the default: report, leave the file alone */
+	LO_RULES_ACTION_KEEP,       /* never clean it, never count it as a finding */
+	LO_RULES_ACTION_QUARANTINE, /* `leftover clean` moves it aside */
+	LO_RULES_ACTION_DELETE,     /* `leftover clean` deletes it */
+} lo_rules_action;
+
+/* The states a [rule] can be `on`; combine with |. */
+enum {
+	LO_RULES_ON_STALE = 1 << 0,
+	LO_RULES_ON_BROKEN = 1 << 1,
+	LO_RULES_ON_ORPHAN = 1 << 2,
+};
+
+typedef struct lo_rule {
+	const char *name;   /* the NAME of [rule "NAME"] */
+	lo_rules_action action;
+	const char *reason; /* the sentence shown with each finding, or NULL */
+} lo_rule;
+
+/*
+ * The rule for a file at `relpath` in the states `on` (LO_RULES_ON_*): the
+ * last [rule] whose match selects the path and whose `on` shares a state
+ * with `on`, or NULL. Borrowed from rules.
+ */
+const lo_rule *lo_rules_rule_for(const lo_rules *rules, const char *relpath, unsigned on);
+
+/* What makes the exit status 1 ([fail] on). */
+typedef enum lo_rules_fail {
+	LO_RULES_FAIL_STALE,  /* the default: any stale or broken file */
+	LO_RULES_FAIL_BROKEN, /* only files that would not load */
+	LO_RULES_FAIL_NEVER,  /* findings are reported, the status stays 0 */
+} lo_rules_fail;
+
+lo_rules_fail lo_rules_fail_on(const lo_rules *rules);
+
+/*
+ * Call `cb` for each effective setting in load order, with the file and
+ * line it came from (a setting overridden by a later layer is left out).
+ * A nonzero return from cb stops the walk and is returned.
+ */
+typedef int (*lo_rules_entry_cb)(const char *name, const char *value, const char *file,
+				 int line, void *payload);
+int lo_rules_foreach(const lo_rules *rules, lo_rules_entry_cb cb, void *payload);
+
+/*
+ * The directory the default rule files are read from: $LEFTOVER_RULES_DIR
+ * when set (so a test or a user can replace the shipped set), else the
+ * installed one when it exists, else the source tree's rules/, so a binary
+ * run from its build tree finds them.
  */
 const char *lo_rules_default_dir(void);
 
