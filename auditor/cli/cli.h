@@ -25,5 +25,7 @@ int lo_cli_use_color(FILE *f);
 
 int lo_cmd_scan(int argc, char **argv);
 int lo_cmd_explain(int argc, char **argv);
+int lo_cmd_clean(int argc, char **argv);
+int lo_cmd_restore(int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
 	{ "scan", lo_cmd_scan, "find artifacts that would not load or are no longer built" },
 	{ "explain", lo_cmd_explain, "show what the loader would do for one file" },
+	{ "clean", lo_cmd_clean, "quarantine what is stale (undo with restore)" },
+	{ "restore", lo_cmd_restore, "put a quarantined set back" },
 };
 
 void lo_cli_error(const char *fmt, ...)

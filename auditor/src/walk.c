@@ -106,8 +106,8 @@ int lo_walk_tree(const char *root, lo_walk_fn fn, void *payload)
 			e.type = stat_type(dfd, de->d_name);
 		if (e.type != DT_DIR) {
 			rc = fn(&e, payload);
-		} else if (!strcmp(de->d_name, ".git")) {
-			/* git's own store, never build output */
+		} else if (!strcmp(de->d_name, ".git") || !strcmp(de->d_name, ".leftover")) {
+			/* git's own store and clean's quarantine (clean.h), never build output */
 		} else if (depth >= LO_WALK_MAX_DEPTH) {
 			rc = report_dir_error(fn, payload, dfd, path.ptr, e.name, ELOOP);
 		} else if ((fd = openat(dfd, de->d_name,

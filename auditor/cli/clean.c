@@ -1,0 +1,414 @@
+/*
+ * clean.c - `leftover clean`: scan one build tree, then quarantine (or
+ * delete) what is stale, and say how to undo it.
+ *
+ * The exit status follows --fail-on, so that CI can choose what fails the
+ * job: `never`; `broken` (the default: something that would not load is
+ * still in the tree afterwards, or a file could not be moved); `stale`
+ * (also any stale file found, even one that was moved away).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "leftover/buf.h"
+#include "leftover/clean.h"
+#include "leftover/error.h"
+#include "leftover/report.h"
+#include "leftover/report_ci.h"
+#include "leftover/rules.h"
+#include "leftover/scan.h"
+
+static const char usage_text[] =
+	"usage: leftover clean [options] DIR\n"
+	"       leftover clean --purge-quarantine [--older-than DAYS] DIR\n"
+	"\n"
+	"Move the artifacts under DIR that the current build no longer produces into\n"
+	"DIR/.leftover/quarantine/<UTC time>/, after writing a manifest there;\n"
+	"'leftover restore DIR' puts them back. Files tracked in git are never touched.\n"
+	"\n"
+	"  --broken               also act on files that are still built but would not load\n"
+	"  --delete               unlink instead of quarantining (no undo)\n"
+	"  -n, --dry-run          say what would be done, change nothing\n"
+	"  --wait                 wait for another clean of DIR instead of failing\n"
+	"  --fail-on WHAT         never | broken (default) | stale: what makes the exit status 1\n"
+	"  --format FMT           text (default) | json | junit | sarif, on standard output\n"
+	"  --junit FILE           also write a JUnit XML report to FILE\n"
+	"  --sarif FILE           also write a SARIF 2.1.0 log to FILE\n"
+	"  --python PATH, --host PATH, --library-path DIRS, --rules FILE\n"
+	"                         as for 'leftover scan'\n"
+	"  --purge-quarantine     remove quarantine sets instead (all, or --older-than DAYS)\n"
+	"  -v, --verbose          list every file acted on\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"With GITHUB_ACTIONS=true, findings are also printed as ::error/::warning lines.\n"
+	"Exit status: 0 nothing to fail on; 1 findings (see --fail-on) or a file that\n"
+	"could not be moved; 2 usage or environment error (the lock is held, ...).\n";
+
+enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
+enum fail_on { FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
+
+/* Test hooks, set only by the test suite: slow each move, or stop after the scan. */
+typedef struct hooks {
+	long delay_ms;
+	const char *pause_file;
+	int paused;
+} hooks;
+
+static void test_hook(const char *relpath, void *payload)
+{
+	hooks *h = payload;
+	struct timespec ts;
+
+	if (h->pause_file && !h->paused) {
+		FILE *f = fopen(h->pause_file, "w");
+
+		/* the test sees the file, changes the tree, and removes it to let us go on */
+		if (f)
+			fclose(f);
+		while (access(h->pause_file, F_OK) == 0)
+			usleep(10000);
+		h->paused = 1;
+	}
+	if (h->delay_ms > 0) {
+		ts.tv_sec = h->delay_ms / 1000;
+		ts.tv_nsec = (h->delay_ms % 1000) * 1000000L;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void add_dirs(char ***dirs, size_t *count, size_t *cap, const char *list)
+{
+	char *copy = lo_xstrdup(list), *save = NULL, *tok;
+
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		lo_array_grow(dirs, cap, *count + 1, sizeof(char *));
+		(*dirs)[(*count)++] = lo_xstrdup(tok);
+	}
+	free(copy);
+}
+
+static void human_size(char *out, size_t n, uint64_t bytes)
+{
+	if (bytes >= 1024 * 1024)
+		snprintf(out, n, "%.1f MiB", bytes / 1048576.0);
+	else if (bytes >= 1024)
+		snprintf(out, n, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(out, n, "%llu bytes", (unsigned long long)bytes);
+}
+
+static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
+		       const lo_clean_opts *opts, const char *dir, bool verbose)
+{
+	size_t i, left = 0;
+	char size[32];
+
+	for (i = 0; i < cr->action_count; i++) {
+		const lo_clean_action *a = &cr->actions[i];
+		char *path = lo_report_quote_path(a->file->path);
+
+		if (a->status == LO_CLEAN_FAILED)
+			lo_cli_error("%s", a->error);
+		else if (a->status == LO_CLEAN_KEPT_TRACKED)
+			fprintf(out, "kept %s: tracked in git\n", path);
+		else if (verbose || opts->dry_run) {
+			char *why = lo_report_summary_of(a->file);
+
+			fprintf(out, "%s %s: %s\n",
+				opts->dry_run ? (opts->remove ? "would delete" : "would move")
+				: a->status == LO_CLEAN_REMOVED ? "deleted" : "moved",
+				path, why);
+			free(why);
+		}
+		free(path);
+	}
+	human_size(size, sizeof(size), cr->bytes);
+	if (opts->dry_run) {
+		uint64_t bytes = 0;
+		size_t n = 0;
+
+		for (i = 0; i < cr->action_count; i++)
+			if (cr->actions[i].status == LO_CLEAN_PLANNED)
+				bytes += cr->actions[i].size, n++;
+		human_size(size, sizeof(size), bytes);
+		fprintf(out, "dry run: would %s %zu file%s (%s); nothing changed\n",
+			opts->remove ? "delete" : "move", n, n == 1 ? "" : "s", size);
+	} else if (cr->done && cr->stamp) {
+		fprintf(out, "moved %zu file%s (%s) to %s\nundo with: leftover restore %s %s\n",
+			cr->done, cr->done == 1 ? "" : "s", size, cr->quarantine, dir, cr->stamp);
+	} else if (cr->done) {
+		fprintf(out, "deleted %zu file%s (%s)\n", cr->done, cr->done == 1 ? "" : "s", size);
+	} else if (!cr->failed) {
+		fputs("nothing to clean\n", out);
+	}
+	if (cr->failed)
+		fprintf(out, "%zu file%s could not be cleaned (see above)\n", cr->failed,
+			cr->failed == 1 ? "" : "s");
+	for (i = 0; i < res->file_count; i++)
+		if (res->files[i].verdict == LO_VERDICT_BROKEN && !lo_report_action_of(cr, &res->files[i]))
+			left++;
+	if (left)
+		fprintf(out, "%zu broken file%s left in place: still built, removing would not fix "
+			     "them (--broken does); see 'leftover scan %s'\n",
+			left, left == 1 ? "" : "s", dir);
+}
+
+/* A JSON string, or null; a name that is not UTF-8 is shown as text output shows it. */
+static void put_json(FILE *out, const char *s)
+{
+	json_t *j = s ? json_string(s) : json_null();
+	char *q = NULL;
+
+	if (!j) {
+		q = lo_report_quote_path(s);
+		j = json_string(q);
+	}
+	json_dumpf(j, out, JSON_ENCODE_ANY);
+	json_decref(j);
+	free(q);
+}
+
+static void write_json(FILE *out, const lo_clean_result *cr, const lo_clean_opts *opts)
+{
+	size_t i;
+
+	fputs("{\"leftover\": 1, \"root\": ", out);
+	put_json(out, cr->root);
+	fputs(", \"stamp\": ", out);
+	put_json(out, cr->stamp);
+	fputs(", \"quarantine\": ", out);
+	put_json(out, cr->quarantine);
+	fprintf(out, ", \"dry_run\": %s, \"actions\": [", opts->dry_run ? "true" : "false");
+	for (i = 0; i < cr->action_count; i++) {
+		const lo_clean_action *a = &cr->actions[i];
+
+		fputs(i ? ", {\"path\": " : "{\"path\": ", out);
+		put_json(out, a->file->path);
+		fprintf(out, ", \"verdict\": \"%s\", \"status\": \"%s\", \"size\": %llu, \"error\": ",
+			lo_verdict_str(a->file->verdict), lo_clean_status_str(a->status),
+			(unsigned long long)a->size);
+		put_json(out, a->error);
+		fputc('}', out);
+	}
+	fprintf(out, "], \"summary\": {\"done\": %zu, \"failed\": %zu, \"tracked\": %zu, "
+		     "\"bytes\": %llu}}\n",
+		cr->done, cr->failed, cr->tracked, (unsigned long long)cr->bytes);
+}
+
+static int write_file(const char *path, const char *what, const lo_scan_result *res,
+		      const lo_clean_result *cr,
+		      int (*fn)(FILE *, const lo_scan_result *, const lo_clean_result *))
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fn(f, res, cr) < 0 || fclose(f) != 0) {
+		lo_cli_error("cannot write %s report '%s'", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enum fail_on fo)
+{
+	size_t i;
+
+	if (cr->failed)
+		return LO_EXIT_FINDINGS;
+	if (fo == FAIL_NEVER)
+		return LO_EXIT_CLEAN;
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i];
+		const lo_clean_action *a = lo_report_action_of(cr, f);
+		bool gone = a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED);
+
+		if (f->verdict == LO_VERDICT_STALE && fo == FAIL_STALE)
+			return LO_EXIT_FINDINGS;
+		if ((f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE ||
+		     f->verdict == LO_VERDICT_STALE) && !gone)
+			return LO_EXIT_FINDINGS;
+	}
+	return LO_EXIT_CLEAN;
+}
+
+static int purge(const char *dir, double days, bool wait)
+{
+	size_t removed;
+
+	if (lo_quarantine_purge(dir, days, wait, &removed) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		return LO_EXIT_ERROR;
+	}
+	printf("removed %zu quarantine set%s from %s/.leftover/quarantine\n", removed,
+	       removed == 1 ? "" : "s", dir);
+	return LO_EXIT_CLEAN;
+}
+
+int lo_cmd_clean(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "broken", no_argument, NULL, 'b' },
+		{ "delete", no_argument, NULL, 'D' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "fail-on", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "sarif", required_argument, NULL, 'S' },
+		{ "python", required_argument, NULL, 'p' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "library-path", required_argument, NULL, 'L' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "purge-quarantine", no_argument, NULL, 'P' },
+		{ "older-than", required_argument, NULL, 'O' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	lo_scan_opts sopts;
+	lo_clean_opts copts;
+	lo_scan_result *res = NULL;
+	lo_clean_result *cr = NULL;
+	lo_rules *rules = NULL;
+	char **llp = NULL, *end;
+	const char **rule_files = NULL, *junit = NULL, *sarif = NULL, *gha;
+	size_t llp_count = 0, llp_cap = 0, rule_count = 0, rule_cap = 0, i;
+	bool verbose = false, do_purge = false, progress;
+	enum fmt fmt = FMT_TEXT;
+	enum fail_on fail_on = FAIL_BROKEN;
+	double days = 0;
+	hooks hk = { 0, NULL, 0 };
+	int c, rc = LO_EXIT_ERROR;
+
+	memset(&sopts, 0, sizeof(sopts));
+	memset(&copts, 0, sizeof(copts));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': copts.broken = true; break;
+		case 'D': copts.remove = true; break;
+		case 'n': copts.dry_run = true; break;
+		case 'w': copts.wait = true; break;
+		case 'F':
+			if (!strcmp(optarg, "never"))
+				fail_on = FAIL_NEVER;
+			else if (!strcmp(optarg, "broken"))
+				fail_on = FAIL_BROKEN;
+			else if (!strcmp(optarg, "stale"))
+				fail_on = FAIL_STALE;
+			else {
+				lo_cli_error("clean: --fail-on takes never, broken or stale, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "junit"))
+				fmt = FMT_JUNIT;
+			else if (!strcmp(optarg, "sarif"))
+				fmt = FMT_SARIF;
+			else {
+				lo_cli_error("clean: unknown format '%s' (text, json, junit or sarif)", optarg);
+				goto out;
+			}
+			break;
+		case 'J': junit = optarg; break;
+		case 'S': sarif = optarg; break;
+		case 'p': sopts.python = optarg; break;
+		case 'H': sopts.host = optarg; break;
+		case 'L': add_dirs(&llp, &llp_count, &llp_cap, optarg); break;
+		case 'r':
+			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
+			rule_files[rule_count++] = optarg;
+			break;
+		case 'P': do_purge = true; break;
+		case 'O':
+			days = strtod(optarg, &end);
+			if (*end || end == optarg || days < 0) {
+				lo_cli_error("clean: --older-than takes a number of days, not '%s'", optarg);
+				goto out;
+			}
+			break;
+		case 'v': verbose = true; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			rc = LO_EXIT_CLEAN;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (optind + 1 != argc) {
+		lo_cli_error("clean: give exactly one build directory");
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	if (do_purge) {
+		rc = purge(argv[optind], days, copts.wait);
+		goto out;
+	}
+	if (rule_count && lo_rules_load(&rules, rule_files, rule_count) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		goto out;
+	}
+	sopts.rules = rules;
+	sopts.library_path = (const char *const *)llp;
+	sopts.library_path_count = llp_count;
+	progress = isatty(STDERR_FILENO) && fmt == FMT_TEXT;
+	if (progress)
+		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
+	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &sopts) < 0) {
+		if (progress)
+			fputs("\r\033[K", stderr);
+		lo_cli_error("%s", lo_error_last());
+		goto out;
+	}
+	if (progress)
+		fputs("\r\033[K", stderr);
+	hk.pause_file = getenv("LEFTOVER_TEST_CLEAN_PAUSE");
+	hk.delay_ms = getenv("LEFTOVER_TEST_CLEAN_DELAY_MS") ? atol(getenv("LEFTOVER_TEST_CLEAN_DELAY_MS")) : 0;
+	if (hk.pause_file || hk.delay_ms) {
+		copts.before_each = test_hook;
+		copts.hook_payload = &hk;
+	}
+	if (lo_clean_run(&cr, res, &copts) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		goto out;
+	}
+	switch (fmt) {
+	case FMT_TEXT: write_text(stdout, res, cr, &copts, argv[optind], verbose); break;
+	case FMT_JSON: write_json(stdout, cr, &copts); break;
+	case FMT_JUNIT: lo_report_write_junit(stdout, res, cr); break;
+	case FMT_SARIF: lo_report_write_sarif(stdout, res, cr); break;
+	}
+	if (fmt != FMT_TEXT)
+		for (i = 0; i < cr->action_count; i++)
+			if (cr->actions[i].error)
+				lo_cli_error("%s", cr->actions[i].error);
+	gha = getenv("GITHUB_ACTIONS");
+	if (gha && !strcmp(gha, "true"))
+		lo_report_write_github(fmt == FMT_TEXT ? stdout : stderr, res, cr, argv[optind]);
+	rc = exit_status(res, cr, fail_on);
+	if ((junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
+	    (sarif && write_file(sarif, "SARIF", res, cr, lo_report_write_sarif) < 0))
+		rc = LO_EXIT_ERROR;
+out:
+	lo_clean_result_free(cr);
+	lo_scan_result_free(res);
+	lo_rules_free(rules);
+	for (i = 0; i < llp_count; i++)
+		free(llp[i]);
+	free(llp);
+	free(rule_files);
+	return rc;
+}

@@ -1,0 +1,105 @@
+/*
+ * restore.c - `leftover restore`: put a quarantine set back into its tree.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "leftover/clean.h"
+#include "leftover/error.h"
+#include "leftover/report.h"
+
+static const char usage_text[] =
+	"usage: leftover restore [options] DIR [STAMP]\n"
+	"       leftover restore --list DIR\n"
+	"\n"
+	"Put the files 'leftover clean' moved into DIR/.leftover/quarantine/STAMP back\n"
+	"where they were (STAMP: the newest set by default). A file that has reappeared\n"
+	"in the tree is not overwritten; its copy stays in the quarantine.\n"
+	"\n"
+	"  --list                 list the quarantine sets, oldest first\n"
+	"  --wait                 wait for a clean of DIR that is running instead of failing\n"
+	"  -v, --verbose          list every file put back\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 everything restored; 1 a file could not be put back; 2 usage\n"
+	"or environment error (no such set, the lock is held, ...).\n";
+
+static int list(const char *dir)
+{
+	char **sets;
+	size_t n, i;
+
+	if (lo_quarantine_list(&sets, &n, dir) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		return LO_EXIT_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		puts(sets[i]);
+		free(sets[i]);
+	}
+	free(sets);
+	return LO_EXIT_CLEAN;
+}
+
+int lo_cmd_restore(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "list", no_argument, NULL, 'l' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	lo_restore_result *res = NULL;
+	bool wait = false, verbose = false, do_list = false;
+	size_t i;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l': do_list = true; break;
+		case 'w': wait = true; break;
+		case 'v': verbose = true; break;
+		case 'h': fputs(usage_text, stdout); return LO_EXIT_CLEAN;
+		default: fputs(usage_text, stderr); return LO_EXIT_ERROR;
+		}
+	}
+	if (optind >= argc || argc - optind > (do_list ? 1 : 2)) {
+		fputs(usage_text, stderr);
+		return LO_EXIT_ERROR;
+	}
+	if (do_list)
+		return list(argv[optind]);
+	if (lo_restore_run(&res, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL, wait) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		return LO_EXIT_ERROR;
+	}
+	for (i = 0; i < res->entry_count; i++) {
+		const lo_restore_entry *e = &res->entries[i];
+
+		if (e->error) {
+			lo_cli_error("%s", e->error);
+		} else if (verbose) {
+			char *q = lo_report_quote_path(e->path);
+
+			printf("%s %s\n", e->in_place ? "already in place:" : "restored", q);
+			free(q);
+		}
+	}
+	printf("restored %zu file%s from %s", res->restored, res->restored == 1 ? "" : "s",
+	       res->stamp);
+	if (res->in_place)
+		printf(" (%zu already in place)", res->in_place);
+	putchar('\n');
+	if (res->refused || res->failed)
+		printf("%zu file%s left in %s/.leftover/quarantine/%s (see above)\n",
+		       res->refused + res->failed, res->refused + res->failed == 1 ? "" : "s",
+		       argv[optind], res->stamp);
+	c = res->refused || res->failed ? LO_EXIT_FINDINGS : LO_EXIT_CLEAN;
+	lo_restore_result_free(res);
+	return c;
+}

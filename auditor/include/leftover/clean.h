@@ -1,0 +1,118 @@
+/*
+ * clean.h - take stale artifacts out of a build tree, and put them back.
+ *
+ * The input is a scan result (scan.h); clean acts on the files whose
+ * verdict is `stale` (and `broken` when asked). By default each file is
+ * renamed into ROOT/.leftover/quarantine/<STAMP>/ under its relative path,
+ * after a manifest listing every file (path, size, mode, mtime, SHA-256,
+ * reasons) has been written and fsynced there, so a clean interrupted at any
+ * point leaves each file either in place or in the quarantine with its
+ * entry, and lo_restore_run puts it back.
+ *
+ * Every file operation goes through directory descriptors opened from the
+ * root down with O_NOFOLLOW|O_DIRECTORY (openat, renameat, unlinkat): a
+ * symlink met on the way, including a directory swapped for one after the
+ * scan, makes that one file fail instead of leading outside the root. A
+ * symlink that is itself the finding is moved as a link, never its target.
+ * A file tracked in git is never touched. One clean or restore at a time
+ * per tree: ROOT/.leftover/lock is held with flock() for the whole run.
+ */
+#ifndef LEFTOVER_CLEAN_H
+#define LEFTOVER_CLEAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "leftover/scan.h"
+
+/* Called before each file is moved or removed (tests use it to race the clean). */
+typedef void (*lo_clean_hook)(const char *relpath, void *payload);
+
+typedef struct lo_clean_opts {
+	bool broken;  /* also act on files that are still built but would not load */
+	bool remove;  /* unlink instead of quarantining (--delete) */
+	bool dry_run; /* plan and report, change nothing */
+	bool wait;    /* wait for another clean's lock instead of failing */
+	lo_clean_hook before_each;
+	void *hook_payload;
+} lo_clean_opts;
+
+typedef enum lo_clean_status {
+	LO_CLEAN_PLANNED,     /* dry run: would be moved or removed */
+	LO_CLEAN_MOVED,       /* now in the quarantine */
+	LO_CLEAN_REMOVED,     /* unlinked (--delete) */
+	LO_CLEAN_KEPT_TRACKED, /* tracked in git: left alone */
+	LO_CLEAN_FAILED,      /* could not be moved; `error` says why */
+} lo_clean_status;
+
+typedef struct lo_clean_action {
+	const lo_file *file; /* borrowed from the scan result */
+	lo_clean_status status;
+	uint64_t size;
+	char *error; /* owned, or NULL */
+} lo_clean_action;
+
+typedef struct lo_clean_result {
+	char *root;       /* absolute; owned */
+	char *stamp;      /* the quarantine set, NULL when nothing was quarantined; owned */
+	char *quarantine; /* ROOT/.leftover/quarantine/STAMP, or NULL; owned */
+	lo_clean_action *actions; /* one per file acted on, in scan order */
+	size_t action_count, action_cap;
+	size_t done, failed, tracked; /* moved or removed; failed; kept as tracked */
+	uint64_t bytes;               /* size of what was moved or removed */
+} lo_clean_result;
+
+/*
+ * Clean the tree of `scan` (its root). Returns 0 with *out set even when
+ * some files failed (see the counts), or a negative code with a message
+ * when the tree cannot be cleaned at all (lock held, root unreadable,
+ * manifest not writable).
+ */
+int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts);
+void lo_clean_result_free(lo_clean_result *res);
+
+const char *lo_clean_status_str(lo_clean_status s);
+
+/* One quarantined file as the manifest records it. */
+typedef struct lo_restore_entry {
+	char *path; /* relative to the root; owned */
+	lo_clean_status status; /* LO_CLEAN_MOVED when put back */
+	bool in_place; /* never moved (the clean was interrupted first) */
+	bool refused;  /* a file has reappeared at the path: left in the quarantine */
+	char *error;   /* owned, or NULL */
+} lo_restore_entry;
+
+typedef struct lo_restore_result {
+	char *root;  /* owned */
+	char *stamp; /* the set restored; owned */
+	lo_restore_entry *entries;
+	size_t entry_count, entry_cap;
+	size_t restored, in_place, refused, failed;
+} lo_restore_result;
+
+/*
+ * Put quarantine set `stamp` (NULL: the newest) of `root` back. A file that
+ * has reappeared at its path is not overwritten: it is counted as refused
+ * and stays in the quarantine with the manifest. The set is removed once
+ * nothing is left in it.
+ */
+int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp, bool wait);
+void lo_restore_result_free(lo_restore_result *res);
+
+/*
+ * The quarantine sets of `root`, oldest first (names sort by time); *out is
+ * an owned array of owned strings. A set without a manifest is not listed.
+ */
+int lo_quarantine_list(char ***out, size_t *count, const char *root);
+
+/* Remove the quarantine sets older than `days` (0: all); *removed counts them. */
+int lo_quarantine_purge(const char *root, double days, bool wait, size_t *removed);
+
+/* SHA-256 of the open file `fd` from its start, as 64 hex digits plus NUL. */
+int lo_clean_sha256_fd(int fd, char hex[65]);
+/* SHA-256 of n bytes at p (a symlink's text). */
+void lo_clean_sha256_mem(const void *p, size_t n, char hex[65]);
+
+#endif

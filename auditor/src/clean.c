@@ -1,0 +1,443 @@
+/*
+ * clean.c - move stale artifacts into the quarantine, or unlink them (clean.h).
+ *
+ * Two phases. Planning opens each file's directories from the root by
+ * descriptor, stats the file without following it, hashes it and records
+ * its identity (device, inode); files tracked in git are left out. The
+ * manifest of the whole plan is then written and fsynced into the new
+ * quarantine set before the first rename, which is what makes any
+ * interruption recoverable: a file is either still in place or already
+ * renamed into the set that lists it. Moving re-opens the path from the
+ * root (the tree may have changed since the plan, by accident or on
+ * purpose) and refuses a file whose identity no longer matches.
+ *
+ * Quarantine and tree are on the same file system in the normal case
+ * (.leftover sits in the root), so a move is one renameat2 with
+ * RENAME_NOREPLACE: atomic, data never copied. A subdirectory mounted from
+ * elsewhere fails with EXDEV and is reported like any other failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <git2.h>
+#include <jansson.h>
+
+#include "clean_fs.h"
+#include "leftover/buf.h"
+#include "leftover/clean.h"
+#include "leftover/error.h"
+
+/* What planning learnt about one file. */
+typedef struct plan {
+	lo_clean_action *act;
+	dev_t dev;
+	ino_t ino;
+	struct stat st;
+	char sha[65];
+} plan;
+
+/* The git index of the repository holding the root, if any. */
+typedef struct tracked {
+	git_repository *repo;
+	git_index *index;
+	char *prefix; /* the root relative to the work tree, "" or ending in '/' */
+} tracked;
+
+const char *lo_clean_status_str(lo_clean_status s)
+{
+	switch (s) {
+	case LO_CLEAN_PLANNED: return "planned";
+	case LO_CLEAN_MOVED: return "moved";
+	case LO_CLEAN_REMOVED: return "removed";
+	case LO_CLEAN_KEPT_TRACKED: return "tracked";
+	case LO_CLEAN_FAILED: return "failed";
+	}
+	return "unknown";
+}
+
+void lo_clean_result_free(lo_clean_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	for (i = 0; i < res->action_count; i++)
+		free(res->actions[i].error);
+	free(res->actions);
+	free(res->root);
+	free(res->stamp);
+	free(res->quarantine);
+	free(res);
+}
+
+static void tracked_open(tracked *t, const char *root)
+{
+	char real_root[PATH_MAX], real_wd[PATH_MAX];
+	const char *wd;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	git_libgit2_init();
+	/* no repository, a bare one or an unreadable index: nothing is tracked */
+	if (git_repository_open_ext(&t->repo, root, 0, NULL) < 0 ||
+	    !(wd = git_repository_workdir(t->repo)) || !realpath(root, real_root) ||
+	    !realpath(wd, real_wd) || git_repository_index(&t->index, t->repo) < 0)
+		return;
+	n = strlen(real_wd);
+	if (strncmp(real_root, real_wd, n) || (real_root[n] && real_root[n] != '/')) {
+		git_index_free(t->index);
+		t->index = NULL;
+		return;
+	}
+	t->prefix = lo_xstrdup(real_root[n] ? real_root + n + 1 : "");
+	if (*t->prefix) {
+		char *p = lo_xmalloc(strlen(t->prefix) + 2);
+
+		sprintf(p, "%s/", t->prefix);
+		free(t->prefix);
+		t->prefix = p;
+	}
+}
+
+static bool tracked_has(const tracked *t, const char *rel)
+{
+	lo_buf p = LO_BUF_INIT;
+	bool found;
+
+	if (!t->index)
+		return false;
+	lo_buf_printf(&p, "%s%s", t->prefix, rel);
+	found = git_index_find(NULL, t->index, p.ptr) == 0;
+	lo_buf_dispose(&p);
+	return found;
+}
+
+static void tracked_close(tracked *t)
+{
+	git_index_free(t->index);
+	git_repository_free(t->repo);
+	free(t->prefix);
+	git_libgit2_shutdown();
+}
+
+static void fail(lo_clean_result *res, lo_clean_action *a, const char *fmt, const char *path, int err)
+{
+	lo_buf msg = LO_BUF_INIT;
+
+	lo_buf_printf(&msg, fmt, path);
+	if (err)
+		lo_buf_printf(&msg, ": %s", strerror(err));
+	free(a->error);
+	a->error = lo_buf_detach(&msg);
+	a->status = LO_CLEAN_FAILED;
+	res->failed++;
+}
+
+/* Stat and hash one file through descriptors; false (and a failed action) when it cannot be. */
+static bool plan_file(lo_clean_result *res, int rootfd, plan *pl)
+{
+	const char *path = pl->act->file->path;
+	lo_dpath dp;
+	bool ok = false;
+	int fd;
+
+	if (lo_dpath_init(&dp, path) < 0) {
+		fail(res, pl->act, "cannot clean '%s': not a plain path inside the root", path, 0);
+		return false;
+	}
+	if (lo_dpath_open(&dp, rootfd, false) < 0) {
+		fail(res, pl->act, errno == ELOOP || errno == ENOTDIR
+				   ? "cannot clean '%s': a directory on its path is a symlink"
+				   : "cannot clean '%s': cannot open its directory",
+		     path, errno == ELOOP || errno == ENOTDIR ? 0 : errno);
+		goto out;
+	}
+	if (fstatat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), &pl->st, AT_SYMLINK_NOFOLLOW) < 0) {
+		fail(res, pl->act, "cannot clean '%s'", path, errno);
+		goto out;
+	}
+	if (S_ISLNK(pl->st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), target, sizeof(target));
+
+		if (n < 0) {
+			fail(res, pl->act, "cannot read link '%s'", path, errno);
+			goto out;
+		}
+		/* the link is what moves; its digest is that of the text it holds */
+		lo_clean_sha256_mem(target, (size_t)n, pl->sha);
+	} else if (S_ISREG(pl->st.st_mode)) {
+		struct stat st;
+
+		fd = openat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			fail(res, pl->act, "cannot open '%s'", path, errno);
+			goto out;
+		}
+		if (fstat(fd, &st) < 0 || st.st_ino != pl->st.st_ino || st.st_dev != pl->st.st_dev) {
+			fail(res, pl->act, "cannot clean '%s': it changed while being read", path, 0);
+			close(fd);
+			goto out;
+		}
+		if (lo_clean_sha256_fd(fd, pl->sha) < 0) {
+			fail(res, pl->act, "cannot read '%s'", path, errno);
+			close(fd);
+			goto out;
+		}
+		close(fd);
+	} else {
+		fail(res, pl->act, "cannot clean '%s': not a regular file or a symlink", path, 0);
+		goto out;
+	}
+	pl->dev = pl->st.st_dev;
+	pl->ino = pl->st.st_ino;
+	pl->act->size = (uint64_t)pl->st.st_size;
+	ok = true;
+out:
+	lo_dpath_dispose(&dp);
+	return ok;
+}
+
+static json_t *manifest_entry(const plan *pl)
+{
+	const lo_file *f = pl->act->file;
+	json_t *e = json_object(), *reasons = json_array();
+	size_t i;
+
+	lo_clean_json_set_path(e, f->path);
+	json_object_set_new(e, "size", json_integer((json_int_t)pl->st.st_size));
+	json_object_set_new(e, "mode", json_integer((json_int_t)pl->st.st_mode));
+	json_object_set_new(e, "mtime", json_integer((json_int_t)pl->st.st_mtim.tv_sec));
+	json_object_set_new(e, "mtime_nsec", json_integer((json_int_t)pl->st.st_mtim.tv_nsec));
+	json_object_set_new(e, "sha256", json_string(pl->sha));
+	json_object_set_new(e, "verdict", json_string(lo_verdict_str(f->verdict)));
+	json_object_set_new(e, "symlink", json_boolean(S_ISLNK(pl->st.st_mode)));
+	for (i = 0; i < f->reason_count; i++) {
+		json_t *r = json_object();
+
+		/* json_string refuses text that is not UTF-8: such a detail is left out */
+		json_object_set_new(r, "kind", json_string(f->reasons[i].kind));
+		if (f->reasons[i].detail)
+			json_object_set_new(r, "detail", json_string(f->reasons[i].detail));
+		json_array_append_new(reasons, r);
+	}
+	json_object_set_new(e, "reasons", reasons);
+	return e;
+}
+
+/* Create ROOT/.leftover/quarantine/<UTC stamp>[-NN]; sets res->stamp and *qfd, *stampfd. */
+static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
+{
+	char base[32], name[40];
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+
+	if ((*qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, true)) < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot create '%s/" LO_CLEAN_DIR
+				          "/" LO_CLEAN_QUARANTINE "'", res->root);
+	gmtime_r(&now, &tm);
+	strftime(base, sizeof(base), "%Y%m%dT%H%M%SZ", &tm);
+	/* "-NN" sorts after the bare stamp, so names stay in time order */
+	for (i = 0; i < 100; i++) {
+		if (i)
+			snprintf(name, sizeof(name), "%s-%02d", base, i);
+		else
+			snprintf(name, sizeof(name), "%s", base);
+		if (mkdirat(*qfd, name, 0755) == 0)
+			break;
+		if (errno != EEXIST)
+			return lo_error_set_errno(LO_ERROR, errno, "cannot create quarantine set in "
+						  "'%s/" LO_CLEAN_DIR "'", res->root);
+	}
+	if (i == 100 || (*stampfd = lo_clean_opendir(*qfd, name, false)) < 0)
+		return lo_error_set(LO_ERROR, "cannot create a quarantine set in '%s/" LO_CLEAN_DIR "'",
+				    res->root);
+	res->stamp = lo_xstrdup(name);
+	lo_buf q = LO_BUF_INIT;
+	lo_buf_printf(&q, "%s/" LO_CLEAN_DIR "/" LO_CLEAN_QUARANTINE "/%s", res->root, name);
+	res->quarantine = lo_buf_detach(&q);
+	/* the new set must survive a crash as well as the manifest inside it */
+	if (fsync(*qfd) < 0 || fsync(dotfd) < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot flush '%s'", res->quarantine);
+	return 0;
+}
+
+static int write_manifest(lo_clean_result *res, int stampfd, const plan *plans, size_t n)
+{
+	json_t *doc = json_object(), *files = json_array();
+	lo_buf what = LO_BUF_INIT;
+	size_t i;
+	int rc;
+
+	json_object_set_new(doc, "leftover-manifest", json_integer(1));
+	json_object_set_new(doc, "stamp", json_string(res->stamp));
+	json_object_set_new(doc, "root", json_string(res->root)); /* dropped when not UTF-8 */
+	for (i = 0; i < n; i++)
+		if (plans[i].act->status == LO_CLEAN_PLANNED)
+			json_array_append_new(files, manifest_entry(&plans[i]));
+	json_object_set_new(doc, "files", files);
+	lo_buf_printf(&what, "%s/" LO_CLEAN_MANIFEST, res->quarantine);
+	rc = lo_clean_write_json(stampfd, LO_CLEAN_MANIFEST, doc, what.ptr);
+	lo_buf_dispose(&what);
+	json_decref(doc);
+	return rc;
+}
+
+/* Move (or unlink) one planned file, re-checking its identity on the way. */
+static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, int stampfd,
+		   plan *pl)
+{
+	const char *path = pl->act->file->path;
+	lo_dpath src, dst;
+	struct stat st;
+
+	if (opts->before_each)
+		opts->before_each(path, opts->hook_payload);
+	if (lo_dpath_init(&src, path) < 0) {
+		fail(res, pl->act, "cannot clean '%s': not a plain path inside the root", path, 0);
+		return;
+	}
+	memset(&dst, 0, sizeof(dst));
+	if (lo_dpath_open(&src, rootfd, false) < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			fail(res, pl->act, "left '%s' alone: a directory on its path became a symlink "
+			     "after the scan", path, 0);
+		else
+			fail(res, pl->act, "cannot clean '%s': cannot open its directory", path, errno);
+		goto out;
+	}
+	if (fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_dev != pl->dev || st.st_ino != pl->ino) {
+		fail(res, pl->act, "left '%s' alone: it was replaced after the scan", path, 0);
+		goto out;
+	}
+	if (opts->remove) {
+		if (unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0) < 0) {
+			fail(res, pl->act, "cannot remove '%s'", path, errno);
+			goto out;
+		}
+		pl->act->status = LO_CLEAN_REMOVED;
+	} else {
+		lo_dpath_init(&dst, path);
+		if (lo_dpath_open(&dst, stampfd, true) < 0) {
+			fail(res, pl->act, "cannot make room for '%s' in the quarantine", path, errno);
+			goto out;
+		}
+		if (renameat2(lo_dpath_dirfd(&src), lo_dpath_name(&src), lo_dpath_dirfd(&dst),
+			      lo_dpath_name(&dst), RENAME_NOREPLACE) < 0) {
+			fail(res, pl->act, errno == EXDEV
+					   ? "cannot move '%s' into the quarantine: another file system"
+					   : "cannot move '%s' into the quarantine",
+			     path, errno == EXDEV ? 0 : errno);
+			goto out;
+		}
+		pl->act->status = LO_CLEAN_MOVED;
+	}
+	res->done++;
+	res->bytes += pl->act->size;
+	lo_dpath_prune(&src);
+out:
+	lo_dpath_dispose(&src);
+	lo_dpath_dispose(&dst);
+}
+
+static bool wanted(const lo_file *f, const lo_clean_opts *opts)
+{
+	return f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN);
+}
+
+int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts)
+{
+	static const lo_clean_opts defaults;
+	lo_clean_result *res;
+	plan *plans = NULL;
+	tracked tr;
+	size_t i, n = 0, planned = 0;
+	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, stampfd = -1, rc = 0;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	rootfd = open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
+	if (!opts->dry_run && (rc = lo_clean_lock(rootfd, scan->root, opts->wait, &dotfd, &lockfd)) < 0) {
+		close(rootfd);
+		return rc;
+	}
+	res = lo_xcalloc(1, sizeof(*res));
+	res->root = lo_xstrdup(scan->root);
+	for (i = 0; i < scan->file_count; i++)
+		if (wanted(&scan->files[i], opts))
+			n++;
+	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
+	res->action_cap = n;
+	plans = lo_xcalloc(n ? n : 1, sizeof(plan));
+	tracked_open(&tr, scan->root);
+	for (i = 0; i < scan->file_count; i++) {
+		lo_clean_action *a;
+		plan *pl;
+
+		if (!wanted(&scan->files[i], opts))
+			continue;
+		a = &res->actions[res->action_count];
+		pl = &plans[res->action_count++];
+		a->file = &scan->files[i];
+		a->status = LO_CLEAN_PLANNED;
+		pl->act = a;
+		if (tracked_has(&tr, a->file->path)) {
+			a->status = LO_CLEAN_KEPT_TRACKED;
+			res->tracked++;
+		} else if (plan_file(res, rootfd, pl)) {
+			planned++;
+		}
+	}
+	tracked_close(&tr);
+	if (opts->dry_run || !planned)
+		goto out;
+	if (!opts->remove) {
+		if ((rc = make_set(res, dotfd, &qfd, &stampfd)) < 0 ||
+		    (rc = write_manifest(res, stampfd, plans, res->action_count)) < 0)
+			goto out;
+	}
+	for (i = 0; i < res->action_count; i++)
+		if (plans[i].act->status == LO_CLEAN_PLANNED)
+			act_on(res, opts, rootfd, stampfd, &plans[i]);
+out:
+	if (rc < 0 && qfd >= 0 && res->stamp) {
+		char msg[1024];
+
+		/* nothing has moved yet: take the half-made set away again */
+		snprintf(msg, sizeof(msg), "%s", lo_error_last());
+		lo_clean_remove_tree(qfd, res->stamp, 0);
+		lo_error_set(rc, "%s", msg);
+		free(res->stamp);
+		free(res->quarantine);
+		res->stamp = res->quarantine = NULL;
+	}
+	if (stampfd >= 0)
+		close(stampfd);
+	if (qfd >= 0)
+		close(qfd);
+	if (lockfd >= 0)
+		close(lockfd); /* releases the flock */
+	if (dotfd >= 0)
+		close(dotfd);
+	close(rootfd);
+	free(plans);
+	if (rc < 0) {
+		lo_clean_result_free(res);
+		return rc;
+	}
+	*out = res;
+	return 0;
+}

@@ -1,0 +1,291 @@
+/*
+ * clean_fs.c - descriptor-relative paths, the lock and the manifest file
+ * shared by clean and restore (see clean_fs.h).
+ *
+ * Everything here works from a directory descriptor down and never resolves
+ * a path string with symlinks in it: that is the whole safety argument of
+ * clean (clean.h), so it is kept in this one small file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clean_fs.h"
+#include "leftover/buf.h"
+#include "leftover/error.h"
+
+int lo_dpath_init(lo_dpath *p, const char *rel)
+{
+	char *s, *save = NULL, *tok;
+	size_t cap = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!rel || !*rel || rel[0] == '/')
+		return lo_error_set(LO_EINVALID, "'%s' is not a path relative to the root",
+				    rel ? rel : "");
+	p->copy = lo_xstrdup(rel);
+	/* strtok_r would merge "a//b" into a/b silently: reject empty components instead */
+	if (strstr(rel, "//") || rel[strlen(rel) - 1] == '/')
+		goto bad;
+	for (s = p->copy; (tok = strtok_r(s, "/", &save)); s = NULL) {
+		if (!strcmp(tok, ".") || !strcmp(tok, "..") || p->count >= LO_CLEAN_MAX_DEPTH)
+			goto bad;
+		lo_array_grow(&p->comps, &cap, p->count + 1, sizeof(char *));
+		p->comps[p->count++] = tok;
+	}
+	if (!p->count)
+		goto bad;
+	p->fds = lo_xcalloc(p->count, sizeof(int));
+	return 0;
+bad:
+	lo_dpath_dispose(p);
+	return lo_error_set(LO_EINVALID, "'%s' is not a plain path inside the root", rel);
+}
+
+int lo_clean_opendir(int dirfd, const char *name, bool create)
+{
+	int fd;
+
+	for (;;) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT || !create)
+			return fd;
+		if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+			return -1;
+		create = false; /* one try: a racing rmdir is an error, not a loop */
+	}
+}
+
+int lo_dpath_open(lo_dpath *p, int base, bool create)
+{
+	size_t i;
+
+	lo_dpath_close(p);
+	p->fds[0] = base;
+	p->opened = 1;
+	for (i = 0; i + 1 < p->count; i++) {
+		int fd = lo_clean_opendir(p->fds[i], p->comps[i], create);
+
+		if (fd < 0) {
+			int err = errno;
+
+			lo_dpath_close(p);
+			errno = err;
+			return -1;
+		}
+		p->fds[i + 1] = fd;
+		p->opened = i + 2;
+	}
+	return 0;
+}
+
+int lo_dpath_dirfd(const lo_dpath *p)
+{
+	return p->fds[p->count - 1];
+}
+
+const char *lo_dpath_name(const lo_dpath *p)
+{
+	return p->comps[p->count - 1];
+}
+
+void lo_dpath_prune(lo_dpath *p)
+{
+	size_t i;
+
+	/* fds[i] holds comps[i]: directory comps[i-1]... is removed from fds[i-1] */
+	for (i = p->opened; i-- > 1;)
+		if (unlinkat(p->fds[i - 1], p->comps[i - 1], AT_REMOVEDIR) < 0)
+			break;
+}
+
+void lo_dpath_close(lo_dpath *p)
+{
+	size_t i;
+
+	for (i = 1; i < p->opened; i++)
+		close(p->fds[i]);
+	p->opened = 0;
+}
+
+void lo_dpath_dispose(lo_dpath *p)
+{
+	if (p->fds)
+		lo_dpath_close(p);
+	free(p->fds);
+	free(p->comps);
+	free(p->copy);
+	memset(p, 0, sizeof(*p));
+}
+
+int lo_clean_lock(int rootfd, const char *root, bool wait, int *dotfd, int *lockfd)
+{
+	char pid[32];
+	ssize_t n;
+	int len;
+
+	*lockfd = -1;
+	if ((*dotfd = lo_clean_opendir(rootfd, LO_CLEAN_DIR, true)) < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s/" LO_CLEAN_DIR "'", root);
+	*lockfd = openat(*dotfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (*lockfd < 0) {
+		int err = errno;
+
+		close(*dotfd);
+		*dotfd = -1;
+		return lo_error_set_errno(LO_ERROR, err, "cannot open lock '%s/" LO_CLEAN_DIR "/lock'",
+					  root);
+	}
+	while (flock(*lockfd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+		int err = errno;
+
+		if (err == EINTR)
+			continue;
+		n = pread(*lockfd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(*lockfd);
+		close(*dotfd);
+		*lockfd = *dotfd = -1;
+		if (err == EWOULDBLOCK)
+			return lo_error_set(LO_ERROR,
+					    "another leftover clean or restore is running on '%s' "
+					    "(pid %s holds '%s/" LO_CLEAN_DIR "/lock'); "
+					    "wait for it or use --wait",
+					    root, *pid ? pid : "unknown", root);
+		return lo_error_set_errno(LO_ERROR, err, "cannot lock '%s/" LO_CLEAN_DIR "/lock'",
+					  root);
+	}
+	/* the pid is for the message above only; the lock itself is the flock */
+	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(*lockfd, 0) == 0 && pwrite(*lockfd, pid, (size_t)len, 0) < 0)
+		errno = 0; /* a missing pid only makes the message vaguer */
+	return 0;
+}
+
+int lo_clean_remove_tree(int dirfd, const char *name, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (depth > LO_CLEAN_MAX_DEPTH)
+		return lo_error_set(LO_ERROR, "directory '%s' is nested too deeply to remove", name);
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == ENOTDIR || errno == ELOOP)
+			return unlinkat(dirfd, name, 0) < 0
+				       ? lo_error_set_errno(LO_ERROR, errno, "cannot remove '%s'", name)
+				       : 0;
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", name);
+	}
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return lo_error_set_errno(LO_ERROR, errno, "cannot list '%s'", name);
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			continue;
+		if (errno == EISDIR || errno == EPERM)
+			rc = lo_clean_remove_tree(fd, de->d_name, depth + 1);
+		else if (errno != ENOENT)
+			rc = lo_error_set_errno(LO_ERROR, errno, "cannot remove '%s/%s'", name,
+						de->d_name);
+	}
+	closedir(d);
+	if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot remove directory '%s'", name);
+	return rc;
+}
+
+int lo_clean_write_json(int dirfd, const char *name, const json_t *doc, const char *what)
+{
+	lo_buf tmp = LO_BUF_INIT;
+	int fd, rc = 0;
+
+	lo_buf_printf(&tmp, "%s.tmp", name);
+	fd = openat(dirfd, tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot create '%s'", what);
+		goto out;
+	}
+	/* a full disk shows here or at fsync, before anything has moved */
+	if (json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_SORT_KEYS) < 0 || write(fd, "\n", 1) != 1) {
+		rc = lo_error_set_errno(LO_ERROR, errno ? errno : EIO, "cannot write '%s'", what);
+	} else if (fsync(fd) < 0) {
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot flush '%s' to disk", what);
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot write '%s'", what);
+	if (rc == 0 && renameat(dirfd, tmp.ptr, dirfd, name) < 0)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot put '%s' in place", what);
+	if (rc == 0 && fsync(dirfd) < 0)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot flush the directory of '%s'", what);
+	if (rc < 0)
+		unlinkat(dirfd, tmp.ptr, 0);
+out:
+	lo_buf_dispose(&tmp);
+	return rc;
+}
+
+/* Is s valid UTF-8 (what a JSON string can carry losslessly)? */
+static bool is_utf8(const unsigned char *s)
+{
+	while (*s) {
+		int n = *s < 0x80 ? 0 : (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2
+				       : (*s & 0xf8) == 0xf0 ? 3 : -1;
+
+		if (n < 0 || (n == 1 && *s < 0xc2))
+			return false;
+		for (s++; n > 0; n--, s++)
+			if ((*s & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
+}
+
+void lo_clean_json_set_path(json_t *obj, const char *path)
+{
+	lo_buf hex = LO_BUF_INIT;
+	const unsigned char *p;
+
+	if (is_utf8((const unsigned char *)path)) {
+		json_object_set_new(obj, "path", json_string(path));
+		return;
+	}
+	for (p = (const unsigned char *)path; *p; p++)
+		lo_buf_printf(&hex, "%02x", *p);
+	json_object_set_new(obj, "path_hex", json_string(lo_buf_cstr(&hex)));
+	lo_buf_dispose(&hex);
+}
+
+char *lo_clean_json_get_path(const json_t *obj)
+{
+	const char *s = json_string_value(json_object_get(obj, "path"));
+	lo_buf out = LO_BUF_INIT;
+	size_t i, n;
+
+	if (s)
+		return *s ? lo_xstrdup(s) : NULL;
+	if (!(s = json_string_value(json_object_get(obj, "path_hex"))) || !(n = strlen(s)) || n % 2)
+		return NULL;
+	for (i = 0; i < n; i += 2) {
+		unsigned v;
+
+		if (sscanf(s + i, "%2x", &v) != 1 || v == 0) {
+			lo_buf_dispose(&out);
+			return NULL;
+		}
+		lo_buf_putc(&out, (char)v);
+	}
+	return lo_buf_detach(&out);
+}
