@@ -27,5 +27,6 @@ int lo_cmd_scan(int argc, char **argv);
 int lo_cmd_explain(int argc, char **argv);
 int lo_cmd_clean(int argc, char **argv);
 int lo_cmd_restore(int argc, char **argv);
+int lo_cmd_rules(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "explain", lo_cmd_explain, "show what the loader would do for one file" },
 	{ "clean", lo_cmd_clean, "quarantine what is stale (undo with restore)" },
 	{ "restore", lo_cmd_restore, "put a quarantined set back" },
+	{ "rules", lo_cmd_rules, "show the effective rules, or --check a rule file" },
 };
 
 void lo_cli_error(const char *fmt, ...)
