@@ -3,7 +3,7 @@
  *
  * Two phases. Planning opens each file's directories from the root by
  * descriptor, stats the file without following it, hashes it and records
- * its identity (device, inode); files tracked in git are left out. The
+ * its identity (device, inode, size, ctime); files tracked in git are left out. The
  * manifest of the whole plan is then written and fsynced into the new
  * quarantine set before the first rename, which is what makes any
  * interruption recoverable: a file is either still in place or already
@@ -37,9 +37,7 @@
 /* What planning learnt about one file. */
 typedef struct plan {
 	lo_clean_action *act;
-	dev_t dev;
-	ino_t ino;
-	struct stat st;
+	struct stat st; /* the identity the move checks again */
 	char sha[65];
 } plan;
 
@@ -197,8 +195,6 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl)
 		fail(res, pl->act, "cannot clean '%s': not a regular file or a symlink", path, 0);
 		goto out;
 	}
-	pl->dev = pl->st.st_dev;
-	pl->ino = pl->st.st_ino;
 	pl->act->size = (uint64_t)pl->st.st_size;
 	ok = true;
 out:
@@ -315,8 +311,11 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 			fail(res, pl->act, "cannot clean '%s': cannot open its directory", path, errno);
 		goto out;
 	}
+	/* an inode number is reused at once on most file systems: ctime and size tell apart */
 	if (fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    st.st_dev != pl->dev || st.st_ino != pl->ino) {
+	    st.st_dev != pl->st.st_dev || st.st_ino != pl->st.st_ino ||
+	    st.st_size != pl->st.st_size || st.st_ctim.tv_sec != pl->st.st_ctim.tv_sec ||
+	    st.st_ctim.tv_nsec != pl->st.st_ctim.tv_nsec) {
 		fail(res, pl->act, "left '%s' alone: it was replaced after the scan", path, 0);
 		goto out;
 	}
