@@ -23,16 +23,21 @@ API (keep it this small):
   cc(out, source, *flags, shared=True)        compile C source text to `out`
   cmake_build(src, build, generator=..., defines={})  configure + build, -j2
   git(repo, *args) -> str                     git with a fixed identity
+  dlopen(paths, python=None, jobs=1) -> [str] the real loader's answer per path:
+                                              "ok", "error MSG", "signal N", "exit N"
   main(globals())                             run every test_* function
 
 Only the standard library is used: ctest runs these with Debian's python3.
 """
 
+import grp
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
+import threading
 import traceback
 from pathlib import Path
 
@@ -82,16 +87,15 @@ def leftover(*args, user=None, timeout=300):
     permissions while the suite runs as root.
     """
     cmd = [LEFTOVER] + [str(a) for a in args]
+    env = None
     if user:
-        cmd = ["setpriv", "--reuid=" + user, "--regid=" + _group_of(user),
+        # As login would: the user's own HOME, not root's (whose per-user
+        # rule file that user cannot read).
+        pw = pwd.getpwnam(user)
+        cmd = ["setpriv", "--reuid=" + user, "--regid=" + grp.getgrgid(pw.pw_gid).gr_name,
                "--clear-groups", "--"] + cmd
-    return run(cmd, check=False, timeout=timeout)
-
-
-def _group_of(user):
-    import grp
-    import pwd
-    return grp.getgrgid(pwd.getpwnam(user).pw_gid).gr_name
+        env = {"HOME": pw.pw_dir, "XDG_CONFIG_HOME": os.path.join(pw.pw_dir, ".config")}
+    return run(cmd, env=env, check=False, timeout=timeout)
 
 
 class Scan:
@@ -170,6 +174,60 @@ def git(repo, *args):
     return run(["git", "-C", repo, "-c", "user.name=lotest", "-c",
                 "user.email=lotest@example.invalid", "-c", "init.defaultBranch=main",
                 "-c", "advice.detachedHead=false"] + list(args)).stdout
+
+
+_PROBE = Path(__file__).resolve().parent / "probe"
+
+
+def _probe_program():
+    """tests/e2e/probe/dlopen_probe.c compiled (once per WORK) with libc only."""
+    exe = WORK / ".probe" / "dlopen_probe"
+    src = _PROBE / "dlopen_probe.c"
+    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        run(["gcc", "-O1", "-std=c11", "-o", exe, src])
+    return exe
+
+
+def dlopen(paths, python=None, jobs=1, timeout=10):
+    """What the real loader does with each path, from the host leftover assumes.
+
+    python=None: dlopen(path, RTLD_NOW|RTLD_LOCAL) from a plain C program
+    (probe/dlopen_probe.c); python=INTERPRETER: loaded by that interpreter
+    (probe/pyimport_probe.py). Each file is tried in its own forked child,
+    without LD_LIBRARY_PATH/LD_PRELOAD, killed after `timeout` seconds.
+    Returns, in order, "ok", "error <dlerror()>", "signal N" (14: timeout)
+    or "exit N" (a constructor exited).
+    jobs > 1 splits the list over that many probe processes.
+    """
+    paths = [os.fsencode(str(p)) for p in paths]
+    if python:
+        cmd = [python, _PROBE / "pyimport_probe.py", str(timeout)]
+    else:
+        cmd = [_probe_program(), str(timeout)]
+    jobs = max(1, min(jobs, len(paths)))
+    chunks = [paths[i::jobs] for i in range(jobs)]
+    procs = [subprocess.Popen([str(c) for c in cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env=_CLEAN_ENV) for _ in chunks]
+    # Feed each probe from its own thread: a probe answers while it reads,
+    # so writing all input before reading any output could fill both pipes.
+    def feed(p, chunk):
+        p.stdin.write(b"".join(c + b"\0" for c in chunk))
+        p.stdin.close()
+    feeders = [threading.Thread(target=feed, args=pc) for pc in zip(procs, chunks)]
+    for t in feeders:
+        t.start()
+    out = [None] * len(paths)
+    for j, p in enumerate(procs):
+        text = p.stdout.read().decode("utf-8", "replace")
+        p.wait()
+        feeders[j].join()
+        for line in text.splitlines():
+            i, _, answer = line.partition(" ")
+            out[int(i) * jobs + j] = answer
+    missing = [paths[i] for i, a in enumerate(out) if a is None]
+    assert not missing, "the loader probe gave no answer for %s" % missing[:5]
+    return out
 
 
 def main(namespace):
