@@ -1,0 +1,207 @@
+"""leftover clean and restore on real build trees (issue 4).
+
+The two-branch fixture: after `clean --broken` the package imports; after
+`restore` the module is back byte-identical (SHA-256, mode, mtime) and the
+import fails again. Then the safety rules, each on a tree with a real
+broken shared object (it needs a symbol no library provides): symlinks
+that lead out of the root, a directory swapped for a symlink by a second
+process between the scan and the moves, a second clean while the lock is
+held. Whatever lies outside the root is fingerprinted before and after.
+"""
+import fcntl
+import hashlib
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import lotest
+
+BROKEN_C = "extern int no_library_has_this(void);\nint f(void) { return no_library_has_this(); }\n"
+OK_C = "int g(void) { return 1; }\n"
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def identity(path):
+    """What restore must bring back: bytes, mode, mtime (ns)."""
+    st = os.lstat(path)
+    return (sha256(path), st.st_mode, st.st_mtime_ns)
+
+
+def fingerprint(top):
+    """Every name, type, mode, size, mtime, link text and digest under top."""
+    out = []
+    for dirpath, dirs, files in os.walk(top, followlinks=False):
+        for name in sorted(dirs + files):
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            link = os.readlink(p) if os.path.islink(p) else ""
+            digest = sha256(p) if os.path.isfile(p) and not os.path.islink(p) else ""
+            out.append((os.path.relpath(p, top), st.st_mode, st.st_size, st.st_mtime_ns, link, digest))
+    st = os.lstat(top)
+    return sorted(out) + [(".", st.st_mode, st.st_mtime_ns)]
+
+
+def broken_tree(d):
+    """A build dir with one .so that would not load and one that would."""
+    build = d / "build"
+    lotest.cc(build / "lib" / "libbroken.so", BROKEN_C)
+    lotest.cc(build / "lib" / "libok.so", OK_C)
+    for p in (build / "lib").glob("*.c"):
+        p.unlink()
+    return build
+
+
+# ---- the two-branch fixture ----------------------------------------------------
+
+PKG = "python_packages/mlir/_mlir_libs"
+
+
+def import_package(build):
+    return lotest.run([lotest.PYTHON, "-c", "import mlir._mlir_libs as m; print(m.registered_passes)"],
+                      env={"PYTHONPATH": str(build / "python_packages")}, check=False)
+
+
+def test_twobranch_clean_then_restore():
+    d = lotest.workdir("clean-twobranch")
+    src, build = d / "src", d / "build"
+    lotest.run(["sh", lotest.FIXTURES / "twobranch" / "make-repo.sh", src])
+    lotest.cmake_build(src, build)
+    lotest.git(src, "checkout", "-q", "branch-b")
+    lotest.cmake_build(src, build)
+    soabi = lotest.run([lotest.PYTHON, "-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"]).stdout.strip()
+    stale = build / PKG / ("_mlirRegisterEverything" + soabi)
+    before = identity(stale)
+    assert import_package(build).returncode != 0
+
+    # broken until the build system is consulted, stale after: either way it goes
+    r = lotest.leftover("clean", "--broken", build)
+    assert r.returncode == 0, r
+    assert "moved 1 file" in r.stdout and "undo with: leftover restore" in r.stdout, r.stdout
+    assert not stale.exists()
+    # branch-b has no registration module: the package imports and registers none
+    p = import_package(build)
+    assert p.returncode == 0 and p.stdout.strip() == "0", (p.stdout, p.stderr)
+    assert lotest.scan(build).rc == 0
+
+    r = lotest.leftover("restore", build)
+    assert r.returncode == 0, r
+    assert identity(stale) == before
+    p = import_package(build)
+    assert p.returncode != 0 and "mlirRegisterAllPasses" in p.stderr, p.stderr
+    assert lotest.leftover("restore", "--list", build).stdout == ""
+
+
+# ---- basic contract ----------------------------------------------------------
+
+def test_dry_run_changes_nothing_and_broken_needs_flag():
+    d = lotest.workdir("clean-dry")
+    build = broken_tree(d)
+    fp = fingerprint(d)
+    r = lotest.leftover("clean", "--dry-run", "--broken", build)
+    assert r.returncode == 1, r  # the broken file is still there
+    assert "would move lib/libbroken.so" in r.stdout, r.stdout
+    assert fingerprint(d) == fp
+    # without --broken nothing that is still built is touched, and it says so
+    r = lotest.leftover("clean", build)
+    assert r.returncode == 1, r
+    assert "1 broken file left in place" in r.stdout, r.stdout
+    assert (build / "lib" / "libbroken.so").exists()
+    r = lotest.leftover("clean", "--broken", "--fail-on", "never", "--delete", build)
+    assert r.returncode == 0, r
+    assert not (build / "lib" / "libbroken.so").exists()
+    assert (build / "lib" / "libok.so").exists()
+    assert lotest.leftover("restore", build).returncode == 2  # nothing to restore after --delete
+
+
+def test_usage_errors():
+    r = lotest.leftover("clean")
+    assert r.returncode == 2 and "usage" in r.stderr, r
+    r = lotest.leftover("clean", "--fail-on", "sometimes", "x")
+    assert r.returncode == 2 and "--fail-on" in r.stderr, r
+    r = lotest.leftover("restore", lotest.workdir("clean-usage"))
+    assert r.returncode == 2 and "nothing to restore" in r.stderr, r
+    assert lotest.leftover("clean", "--help").returncode == 0
+    assert lotest.leftover("restore", "--help").returncode == 0
+
+
+# ---- symlink escapes -----------------------------------------------------------
+
+def test_symlinks_out_of_the_root():
+    d = lotest.workdir("clean-symlinks")
+    build = broken_tree(d)
+    outside = d / "outside"
+    lotest.cc(outside / "sub" / "libvictim.so", BROKEN_C)
+    lotest.cc(outside / "libtarget.so", BROKEN_C)
+    (build / "through").symlink_to(outside / "sub")          # a symlinked directory
+    (build / "lib" / "libescape.so").symlink_to(outside / "libtarget.so")  # a link to outside
+    fp = fingerprint(outside)
+    r = lotest.leftover("clean", "--broken", build)
+    assert fingerprint(outside) == fp
+    assert not os.path.lexists(build / "lib" / "libbroken.so")
+    # the link itself is the finding (reported by its link, target outside):
+    # it moved as a link, its target stayed, and restore brings the link back
+    assert r.returncode == 0, r
+    assert not os.path.lexists(build / "lib" / "libescape.so")
+    q = lotest.leftover("restore", build)
+    assert q.returncode == 0, q
+    assert os.readlink(build / "lib" / "libescape.so") == str(outside / "libtarget.so")
+    assert (build / "through").is_symlink()
+    assert fingerprint(outside) == fp
+
+
+def test_directory_swapped_for_symlink_by_second_process():
+    d = lotest.workdir("clean-swap")
+    build = broken_tree(d)
+    outside = d / "outside"
+    lotest.cc(outside / "lib" / "libbroken.so", BROKEN_C)  # a look-alike of build/lib
+    lotest.cc(outside / "lib" / "libok.so", OK_C)
+    fp = fingerprint(outside)
+    pause = d / "pause"
+    p = subprocess.Popen([lotest.LEFTOVER, "clean", "--broken", str(build)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LEFTOVER_TEST_CLEAN_PAUSE=str(pause)))
+    deadline = time.time() + 60
+    while not pause.exists():
+        assert p.poll() is None and time.time() < deadline, p.communicate()
+        time.sleep(0.01)
+    # scanned and planned; now the directory becomes a symlink out of the root
+    os.rename(build / "lib", d / "lib.orig")
+    (build / "lib").symlink_to(outside / "lib")
+    pause.unlink()
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 1, (out, err)
+    assert "became a symlink" in err, err
+    assert fingerprint(outside) == fp
+    assert (d / "lib.orig" / "libbroken.so").exists()
+
+
+# ---- the lock ------------------------------------------------------------------
+
+def test_second_clean_fails_or_waits_on_the_lock():
+    d = lotest.workdir("clean-lock")
+    build = broken_tree(d)
+    (build / ".leftover").mkdir()
+    with open(build / ".leftover" / "lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        held.write("%d\n" % os.getpid())
+        held.flush()
+        r = lotest.leftover("clean", "--broken", build)
+        assert r.returncode == 2, r
+        assert "another leftover clean" in r.stderr and str(os.getpid()) in r.stderr, r.stderr
+        assert (build / "lib" / "libbroken.so").exists()
+        waiter = subprocess.Popen([lotest.LEFTOVER, "clean", "--wait", "--broken", str(build)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        assert waiter.poll() is None, waiter.communicate()
+        assert (build / "lib" / "libbroken.so").exists()
+    out, err = waiter.communicate(timeout=60)
+    assert waiter.returncode == 0, (out, err)
+    assert not (build / "lib" / "libbroken.so").exists()
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
