@@ -1089,6 +1089,17 @@ int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const 
 		lo_buf_printf(&path, "%s/.leftover/rules", tree);
 		err = collect_file(r, lo_buf_cstr(&path), true);
 	}
+	/* A scan of a directory below the tree's top reads that directory's rules after. */
+	if (!err && r->cmake_cache) {
+		char *real = realpath(build_dir, NULL);
+
+		if (real && strcmp(real, tree)) {
+			lo_buf_clear(&path);
+			lo_buf_printf(&path, "%s/.leftover/rules", real);
+			err = collect_file(r, lo_buf_cstr(&path), true);
+		}
+		free(real);
+	}
 	if (!err)
 		err = collect_given(r, files, count);
 	lo_buf_dispose(&path);

@@ -37,7 +37,8 @@ int lo_rules_load(lo_rules **out, const char *const *files, size_t count);
  * source tree's .leftover (the source dir is CMAKE_HOME_DIRECTORY in the
  * CMakeCache.txt of build_dir or its nearest ancestor that has one), the
  * build tree's .leftover/rules (next to that CMakeCache.txt, else in
- * build_dir), then `files`. ${cmake:VAR} is looked up in that CMakeCache.txt.
+ * build_dir; then build_dir's own when it is below the tree's top), then
+ * `files`. ${cmake:VAR} is looked up in that CMakeCache.txt.
  */
 int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const *files,
 		       size_t count);
