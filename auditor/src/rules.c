@@ -1228,6 +1228,26 @@ lo_rules_fail lo_rules_fail_on(const lo_rules *r)
 	return r->fail;
 }
 
+bool lo_rules_fails(const lo_rules *r, const char *relpath, unsigned on)
+{
+	const lo_rule *ru;
+
+	switch (r->fail) {
+	case LO_RULES_FAIL_NEVER:
+		return false;
+	case LO_RULES_FAIL_BROKEN:
+		if (!(on & LO_RULES_ON_BROKEN))
+			return false;
+		break;
+	case LO_RULES_FAIL_STALE:
+		if (!(on & (LO_RULES_ON_BROKEN | LO_RULES_ON_STALE)))
+			return false;
+		break;
+	}
+	ru = lo_rules_rule_for(r, relpath, on);
+	return !ru || ru->action != LO_RULES_ACTION_KEEP;
+}
+
 int lo_rules_foreach(const lo_rules *r, lo_rules_entry_cb cb, void *payload)
 {
 	size_t i;

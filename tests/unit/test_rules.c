@@ -221,6 +221,38 @@ static void test_symbols_hosts_and_rules(void **state)
 	lo_rules_free(r);
 }
 
+static void test_fail_on_and_keep_decide_the_exit_status(void **state)
+{
+	const char *files[2];
+	lo_rules *r;
+
+	files[0] = write_rules("keep.rules",
+			       "[rule \"vendored\"]\n"
+			       "\tmatch = vendor/**\n"
+			       "\taction = keep\n"
+			       "\ton = broken\n");
+	assert_int_equal(lo_rules_load(&r, files, 1), 0);
+	assert_true(lo_rules_fails(r, "lib/a.so", LO_RULES_ON_STALE));
+	assert_true(lo_rules_fails(r, "lib/a.so", LO_RULES_ON_BROKEN));
+	assert_false(lo_rules_fails(r, "lib/a.so", 0));
+	assert_false(lo_rules_fails(r, "lib/a.so", LO_RULES_ON_ORPHAN));
+	assert_false(lo_rules_fails(r, "vendor/a.so", LO_RULES_ON_BROKEN));
+	/* keep applies `on` broken only: stale vendored files still fail */
+	assert_true(lo_rules_fails(r, "vendor/a.so", LO_RULES_ON_STALE));
+	lo_rules_free(r);
+
+	files[1] = write_rules("broken-only.rules", "[fail]\n\ton = broken\n");
+	assert_int_equal(lo_rules_load(&r, files, 2), 0);
+	assert_false(lo_rules_fails(r, "lib/a.so", LO_RULES_ON_STALE));
+	assert_true(lo_rules_fails(r, "lib/a.so", LO_RULES_ON_STALE | LO_RULES_ON_BROKEN));
+	lo_rules_free(r);
+
+	files[1] = write_rules("never.rules", "[fail]\n\ton = never\n");
+	assert_int_equal(lo_rules_load(&r, files, 2), 0);
+	assert_false(lo_rules_fails(r, "lib/a.so", LO_RULES_ON_BROKEN));
+	lo_rules_free(r);
+}
+
 typedef struct origin_seen {
 	char name[64], value[64], file[4096];
 	int line;
@@ -361,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_user_layer_and_given_file),
 		cmocka_unit_test(test_build_dir_layer_without_cmake),
 		cmocka_unit_test(test_symbols_hosts_and_rules),
+		cmocka_unit_test(test_fail_on_and_keep_decide_the_exit_status),
 		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
 		cmocka_unit_test(test_bad_rules_name_file_line_and_key),
 		cmocka_unit_test(test_missing_given_file_is_an_error),

@@ -111,6 +111,13 @@ typedef enum lo_rules_fail {
 lo_rules_fail lo_rules_fail_on(const lo_rules *rules);
 
 /*
+ * Does the file at `relpath`, in the states `on` (LO_RULES_ON_*; a file
+ * that cannot be read counts as broken), make the exit status 1? Applies
+ * [fail] on, and a matching rule with action keep.
+ */
+bool lo_rules_fails(const lo_rules *rules, const char *relpath, unsigned on);
+
+/*
  * Call `cb` for each effective setting in load order, with the file and
  * line it came from (a setting overridden by a later layer is left out).
  * A nonzero return from cb stops the walk and is returned.
