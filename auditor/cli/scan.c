@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"  --library-path DIRS    colon-separated directories standing for LD_LIBRARY_PATH\n"
 	"                         (the tool's own environment is never used)\n"
 	"  --rules FILE           read this rule file too (repeatable)\n"
+	"  -j, --jobs N           threads to walk and judge with (default: one per core)\n"
 	"  -v, --verbose          also list files that are fine, and every path tried\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -52,6 +53,7 @@ int lo_cmd_scan(int argc, char **argv)
 		{ "host", required_argument, NULL, 'H' },
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "rules", required_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -67,7 +69,7 @@ int lo_cmd_scan(int argc, char **argv)
 
 	memset(&opts, 0, sizeof(opts));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "json"))
@@ -84,6 +86,17 @@ int lo_cmd_scan(int argc, char **argv)
 			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
 			rule_files[rule_count++] = optarg;
 			break;
+		case 'j': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || n == 0 || n > 1024) {
+				lo_cli_error("scan: --jobs takes a number from 1 to 1024, not '%s'", optarg);
+				goto out;
+			}
+			opts.jobs = (unsigned)n;
+			break;
+		}
 		case 'v': verbose = true; break;
 		case 'h':
 			fputs(usage_text, stdout);

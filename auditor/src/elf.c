@@ -392,6 +392,12 @@ static int read_tables(lo_elf *e)
 			break;
 		}
 	}
+	/*
+	 * elf_strptr loads a string table on first use; do it now, once, so
+	 * that later lookups from several threads only read.
+	 */
+	if (e->dynsym && !elf_strptr(e->elf, e->dynstr_index, 0))
+		return elf_fail(e, "dynamic string table");
 	if (e->versym && versym_count < e->dynsym_count)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read symbol versions of '%s': %zu entries for %zu symbols",

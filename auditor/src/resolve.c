@@ -39,6 +39,7 @@
 #include <glob.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,11 @@ struct lo_resolver {
 	size_t conf_count;
 	char **defaults;
 	size_t default_count;
+	/*
+	 * The caches, shared by the scan's threads. An entry, once made, never
+	 * changes, so only finding or making one needs the lock.
+	 */
+	pthread_mutex_t lock;
 	lo_map *by_path;  /* path -> opened* */
 	lo_map *by_inode; /* "dev:ino" -> lo_elf* (owned) */
 };
@@ -264,6 +270,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	const char *cache = opts && opts->ldso_cache ? opts->ldso_cache : "/etc/ld.so.cache";
 	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
 
+	pthread_mutex_init(&r->lock, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
 	r->cache = lo_map_new();
@@ -320,11 +327,16 @@ void lo_resolver_free(lo_resolver *r)
 	lo_map_free(r->cache, free);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_elf);
+	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
 
-/* Read the file at `path` once per run; the same inode under two paths is one object. */
-static const opened *resolver_open(lo_resolver *r, const char *path)
+/*
+ * Read the file at `path` once per run; the same inode under two paths is
+ * one object. Parsing happens under the lock too: it is done once per file,
+ * while the lookups that dominate a scan run outside it.
+ */
+static const opened *resolver_open_locked(lo_resolver *r, const char *path)
 {
 	opened *o;
 	struct stat st;
@@ -356,6 +368,16 @@ static const opened *resolver_open(lo_resolver *r, const char *path)
 	}
 	lo_map_put(r->by_inode, key, e);
 	o->elf = e;
+	return o;
+}
+
+static const opened *resolver_open(lo_resolver *r, const char *path)
+{
+	const opened *o;
+
+	pthread_mutex_lock(&r->lock);
+	o = resolver_open_locked(r, path);
+	pthread_mutex_unlock(&r->lock);
 	return o;
 }
 
@@ -510,14 +532,14 @@ static enum try_result try_file(proc *p, const char *path, const opened **found,
 
 /* Search one colon-separated path list (an RPATH, RUNPATH) for `name`. */
 static enum try_result try_list(proc *p, const char *list, const char *origin, const char *name,
-				char **path_out, lo_buf *tried, char **fatal, const char **entry_out)
+				char **path_out, const opened **o, lo_buf *tried, char **fatal,
+				const char **entry_out)
 {
 	char *copy = lo_xstrdup(list), *save = NULL, *tok;
 	enum try_result res = TRY_NEXT;
 
 	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
 		char *dir, *path;
-		const opened *o;
 
 		if (!*tok)
 			continue;
@@ -528,7 +550,7 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, c
 		}
 		path = fmt("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 		free(dir);
-		res = try_file(p, path, &o, tried, fatal);
+		res = try_file(p, path, o, tried, fatal);
 		if (res == TRY_FOUND) {
 			*path_out = path;
 			if (entry_out)
@@ -544,12 +566,14 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, c
 }
 
 static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, const char *name,
-				char **path_out, lo_buf *tried, char **fatal, const char **entry)
+				char **path_out, const opened **o, lo_buf *tried, char **fatal,
+				const char **entry)
 {
 	size_t i;
 
 	for (i = 0; i < count; i++) {
-		enum try_result res = try_list(p, dirs[i], "", name, path_out, tried, fatal, entry);
+		enum try_result res = try_list(p, dirs[i], "", name, path_out, o, tried, fatal,
+					       entry);
 
 		if (res != TRY_NEXT)
 			return res;
@@ -562,8 +586,8 @@ static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, const 
  * in the loader's order. On TRY_FOUND *path_out is owned by the caller.
  */
 static enum try_result search(proc *p, size_t req, const char *name, char **path_out,
-			      lo_found_via *via, const char **via_detail, lo_buf *tried,
-			      char **fatal)
+			      const opened **o, lo_found_via *via, const char **via_detail,
+			      lo_buf *tried, char **fatal)
 {
 	const lobj *rq = req == NONE ? NULL : &p->objs[req];
 	enum try_result res;
@@ -572,10 +596,9 @@ static enum try_result search(proc *p, size_t req, const char *name, char **path
 	*via_detail = NULL;
 	if (strchr(name, '/')) {
 		char *expanded = lo_resolve_expand_dst(name, rq ? rq->origin : "");
-		const opened *o;
 
 		*via = LO_VIA_PATH;
-		res = try_file(p, expanded, &o, tried, fatal);
+		res = try_file(p, expanded, o, tried, fatal);
 		if (res == TRY_FOUND)
 			*path_out = expanded;
 		else
@@ -588,7 +611,7 @@ static enum try_result search(proc *p, size_t req, const char *name, char **path
 
 			if (!rpath)
 				continue;
-			res = try_list(p, rpath, p->objs[l].origin, name, path_out, tried, fatal,
+			res = try_list(p, rpath, p->objs[l].origin, name, path_out, o, tried, fatal,
 				       via_detail);
 			if (res != TRY_NEXT) {
 				*via = LO_VIA_RPATH;
@@ -600,13 +623,14 @@ static enum try_result search(proc *p, size_t req, const char *name, char **path
 		}
 	}
 	*via = LO_VIA_LD_LIBRARY_PATH;
-	res = try_dirs(p, p->r->llp, p->r->llp_count, name, path_out, tried, fatal, via_detail);
+	res = try_dirs(p, p->r->llp, p->r->llp_count, name, path_out, o, tried, fatal,
+		       via_detail);
 	if (res != TRY_NEXT)
 		return res;
 	if (rq && lo_elf_runpath(rq->elf)) {
 		*via = LO_VIA_RUNPATH;
-		res = try_list(p, lo_elf_runpath(rq->elf), rq->origin, name, path_out, tried, fatal,
-			       via_detail);
+		res = try_list(p, lo_elf_runpath(rq->elf), rq->origin, name, path_out, o, tried,
+			       fatal, via_detail);
 		if (res != TRY_NEXT)
 			return res;
 	}
@@ -619,9 +643,7 @@ static enum try_result search(proc *p, size_t req, const char *name, char **path
 
 		*via = LO_VIA_LDSO_CACHE;
 		if (cached) {
-			const opened *o;
-
-			res = try_file(p, cached, &o, tried, fatal);
+			res = try_file(p, cached, o, tried, fatal);
 			if (res == TRY_FOUND)
 				*path_out = lo_xstrdup(cached);
 			if (res != TRY_NEXT)
@@ -631,13 +653,13 @@ static enum try_result search(proc *p, size_t req, const char *name, char **path
 		}
 	} else {
 		*via = LO_VIA_LDSO_CONF;
-		res = try_dirs(p, p->r->conf_dirs, p->r->conf_count, name, path_out, tried, fatal,
-			       via_detail);
+		res = try_dirs(p, p->r->conf_dirs, p->r->conf_count, name, path_out, o, tried,
+			       fatal, via_detail);
 		if (res != TRY_NEXT)
 			return res;
 	}
 	*via = LO_VIA_DEFAULT;
-	res = try_dirs(p, p->r->defaults, p->r->default_count, name, path_out, tried, fatal,
+	res = try_dirs(p, p->r->defaults, p->r->default_count, name, path_out, o, tried, fatal,
 		       via_detail);
 	if (res == TRY_NEXT)
 		*via = LO_VIA_NOT_FOUND;
@@ -721,6 +743,7 @@ static size_t map_closure(proc *p, size_t start)
 		for (j = 0; j < lo_elf_needed_count(p->objs[i].elf); j++) {
 			const char *name = lo_elf_needed(p->objs[i].elf, j);
 			const char *via_detail = NULL;
+			const opened *o = NULL;
 			lo_found_via via;
 			char *path = NULL, *fatal = NULL;
 			size_t k = find_loaded(p, name);
@@ -732,10 +755,8 @@ static size_t map_closure(proc *p, size_t start)
 				continue;
 			}
 			lo_buf_clear(&tried);
-			res = search(p, i, name, &path, &via, &via_detail, &tried, &fatal);
+			res = search(p, i, name, &path, &o, &via, &via_detail, &tried, &fatal);
 			if (res == TRY_FOUND) {
-				const opened *o = lo_map_get(p->r->by_path, path, NULL);
-
 				k = find_loaded_elf(p, o->elf);
 				if (k != NONE)
 					via = LO_VIA_ALREADY;
@@ -864,18 +885,19 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 	} else {
 		char *path = NULL, *fatal = NULL;
 		const char *detail;
+		const opened *o = NULL;
 		lo_found_via via;
 
 		/* A C program needs libc.so.6 and nothing else. */
-		if (search(p, NONE, "libc.so.6", &path, &via, &detail, NULL, &fatal) != TRY_FOUND) {
+		if (search(p, NONE, "libc.so.6", &path, &o, &via, &detail, NULL, &fatal) !=
+		    TRY_FOUND) {
 			err = lo_error_set(LO_ENOTFOUND,
 					   "cannot find libc.so.6 for the plain C host%s%s",
 					   fatal ? ": " : "", fatal ? fatal : "");
 			free(fatal);
 			goto fail;
 		}
-		add_object(p, ((const opened *)lo_map_get(r->by_path, path, NULL))->elf, path, NULL,
-			   "libc.so.6", NONE);
+		add_object(p, o->elf, path, NULL, "libc.so.6", NONE);
 		free(path);
 		h->name = lo_xstrdup("(C program)");
 		map_closure(p, 0);

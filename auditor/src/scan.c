@@ -11,11 +11,21 @@
  * A symlink is reported by its target when the target is a file inside a
  * scanned root (once, however many links point at it), and by its own path
  * when the target is outside, dangling or part of a loop.
+ *
+ * Both passes run on `jobs` threads. The walk hands each worker's finds to
+ * its own list; judging takes items by an atomic index and writes each
+ * verdict into the item's own slot, so the only shared state is the
+ * resolver's cache (locked inside resolve.c) and the hosts (made under
+ * `lock` on first use). Anything judge_item calls must be read-only or
+ * locked. The result is sorted by path, so output does not depend on
+ * scheduling.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,25 +42,38 @@
 
 /* What the walk found worth a look. */
 typedef struct item {
-	char *abs;  /* absolute path; owned */
+	char *abs;        /* absolute path; owned */
+	const char *root; /* the scanned root it is under; borrowed */
 	unsigned char type;
-	int err;    /* directory that could not be read */
+	int err;          /* directory that could not be read */
 } item;
+
+/* One walk worker's finds. */
+typedef struct item_list {
+	item *items;
+	size_t count, cap;
+} item_list;
 
 typedef struct scan {
 	const lo_scan_opts *opts;
 	const lo_rules *rules;
 	lo_scan_result *res;
 	lo_resolver *resolver;
-	lo_host *c_host;     /* plain C program, made on first use */
-	lo_host *other_host; /* --host */
-	lo_map *python_hosts; /* interpreter path -> lo_host* */
-	lo_map *reported;     /* "dev:ino" of files already reported */
-	char **roots;         /* absolute, owned */
+	pthread_mutex_t lock;  /* guards the hosts below */
+	lo_host *c_host;       /* plain C program, made on first use */
+	lo_host *other_host;   /* --host */
+	lo_map *python_hosts;  /* interpreter path -> lo_host* */
+	char **roots;          /* absolute, owned */
 	size_t root_count;
-	item *items;
+	unsigned jobs;
+	item_list *lists;      /* one per walk worker */
+	item *items;           /* every root's items, after the walk */
 	size_t item_count, item_cap;
-	const char *root; /* the root being walked */
+	lo_file *judged;       /* one slot per item */
+	atomic_size_t next;    /* next item to judge */
+	atomic_int failed;     /* first error of a judging worker */
+	char failed_msg[1024]; /* and its message */
+	const char *root;      /* the root being walked */
 } scan;
 
 const char *lo_kind_str(lo_kind k)
@@ -102,30 +125,34 @@ static void host_free(void *h)
 	lo_host_free(h);
 }
 
+static void file_dispose(lo_file *f)
+{
+	size_t j;
+
+	for (j = 0; j < f->reason_count; j++) {
+		lo_reason *r = &f->reasons[j];
+
+		free(r->kind);
+		free(r->symbol);
+		free(r->version);
+		free(r->library);
+		free(r->object);
+		free(r->detail);
+	}
+	free(f->reasons);
+	free(f->path);
+	free(f->target);
+	free(f->host);
+}
+
 void lo_scan_result_free(lo_scan_result *res)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!res)
 		return;
-	for (i = 0; i < res->file_count; i++) {
-		lo_file *f = &res->files[i];
-
-		for (j = 0; j < f->reason_count; j++) {
-			lo_reason *r = &f->reasons[j];
-
-			free(r->kind);
-			free(r->symbol);
-			free(r->version);
-			free(r->library);
-			free(r->object);
-			free(r->detail);
-		}
-		free(f->reasons);
-		free(f->path);
-		free(f->target);
-		free(f->host);
-	}
+	for (i = 0; i < res->file_count; i++)
+		file_dispose(&res->files[i]);
 	free(res->files);
 	free(res->root);
 	free(res);
@@ -216,7 +243,7 @@ char *lo_scan_python_for(const char *given, const char *dir)
 	return p ? p : python_on_path();
 }
 
-static int host_get(scan *s, lo_kind kind, const char *root, const lo_host **out)
+static int host_get_locked(scan *s, lo_kind kind, const char *root, const lo_host **out)
 {
 	lo_host *h;
 	char *program;
@@ -251,17 +278,29 @@ static int host_get(scan *s, lo_kind kind, const char *root, const lo_host **out
 	return 0;
 }
 
+static int host_get(scan *s, lo_kind kind, const char *root, const lo_host **out)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = host_get_locked(s, kind, root, out);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
 /* ---- the walk -------------------------------------------------------------- */
 
-static void add_item(scan *s, const char *rel, unsigned char type, int err)
+static void add_item(scan *s, unsigned worker, const char *rel, unsigned char type, int err)
 {
+	item_list *l = &s->lists[worker];
 	item *it;
 
-	lo_array_grow(&s->items, &s->item_cap, s->item_count + 1, sizeof(*it));
-	it = &s->items[s->item_count++];
+	lo_array_grow(&l->items, &l->cap, l->count + 1, sizeof(*it));
+	it = &l->items[l->count++];
 	it->abs = NULL;
 	if (asprintf(&it->abs, "%s/%s", s->root, rel) < 0)
 		abort();
+	it->root = s->root;
 	it->type = type;
 	it->err = err;
 }
@@ -271,22 +310,35 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 	scan *s = payload;
 
 	if (e->err)
-		add_item(s, e->relpath, e->type, e->err);
+		add_item(s, e->worker, e->relpath, e->type, e->err);
 	else if (lo_rules_is_candidate(s->rules, e->relpath))
-		add_item(s, e->relpath, e->type, 0);
+		add_item(s, e->worker, e->relpath, e->type, 0);
 	return 0;
+}
+
+/* Move the walk workers' finds into s->items. */
+static void gather_items(scan *s)
+{
+	unsigned w;
+
+	for (w = 0; w < s->jobs; w++) {
+		item_list *l = &s->lists[w];
+
+		lo_array_grow(&s->items, &s->item_cap, s->item_count + l->count, sizeof(item));
+		memcpy(s->items + s->item_count, l->items, l->count * sizeof(item));
+		s->item_count += l->count;
+		l->count = 0;
+	}
 }
 
 /* ---- judging one file ---------------------------------------------------- */
 
-static lo_file *new_file(scan *s, const char *abs)
+/* Start the verdict on `abs` in its slot. */
+static lo_file *new_file(scan *s, lo_file *f, const char *abs)
 {
-	lo_scan_result *res = s->res;
-	lo_file *f;
+	const lo_scan_result *res = s->res;
 	size_t rlen = strlen(res->root);
 
-	lo_array_grow(&res->files, &res->file_cap, res->file_count + 1, sizeof(*f));
-	f = &res->files[res->file_count++];
 	memset(f, 0, sizeof(*f));
 	if (!strncmp(abs, res->root, rlen) && abs[rlen] == '/')
 		f->path = lo_xstrdup(abs + rlen + 1);
@@ -425,12 +477,11 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, const char *root)
 	return 0;
 }
 
-static int judge_link(scan *s, const item *it, const char *root)
+static int judge_link(scan *s, lo_file *slot, const item *it)
 {
 	char *target = realpath(it->abs, NULL);
 	struct stat st;
 	lo_file *f;
-	char key[64];
 	int err;
 
 	if (!target) {
@@ -438,7 +489,7 @@ static int judge_link(scan *s, const item *it, const char *root)
 		ssize_t n = readlink(it->abs, buf, sizeof(buf) - 1);
 		int why = errno;
 
-		f = new_file(s, it->abs);
+		f = new_file(s, slot, it->abs);
 		buf[n > 0 ? n : 0] = '\0';
 		f->target = lo_xstrdup(buf);
 		f->loads = LO_FALSE;
@@ -449,61 +500,87 @@ static int judge_link(scan *s, const item *it, const char *root)
 						: "the link points to nothing");
 		return 0;
 	}
-	if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
-		snprintf(key, sizeof(key), "%llu:%llu", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
-		if (lo_map_get(s->reported, key, NULL)) {
-			free(target);
-			return 0;
-		}
-		lo_map_put(s->reported, key, s);
-	}
 	if (under_roots(s, target)) {
-		/* reported by its target; a target the walk also found is judged once */
-		f = new_file(s, target);
+		/* reported by its target; duplicates are dropped after sorting */
+		f = new_file(s, slot, target);
 	} else {
-		f = new_file(s, it->abs);
+		f = new_file(s, slot, it->abs);
 		f->target = lo_xstrdup(target);
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
 		f->verdict = LO_VERDICT_SKIPPED;
 		lo_file_add_reason(f, "not-elf", NULL, NULL, NULL, NULL, "not a regular file");
 		free(target);
 		return 0;
 	}
-	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs, root);
+	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs, it->root);
 	free(target);
 	return err;
 }
 
-static int judge_item(scan *s, const item *it, const char *root)
+/* Judge one item into `slot`; a slot left with a NULL path holds nothing. */
+static int judge_item(scan *s, lo_file *slot, const item *it)
 {
-	struct stat st;
 	lo_file *f;
-	char key[64];
 
 	if (it->err) {
-		f = new_file(s, it->abs);
+		f = new_file(s, slot, it->abs);
 		f->verdict = LO_VERDICT_UNREADABLE;
 		lo_file_add_reason(f, "unreadable", NULL, NULL, NULL, NULL, strerror(it->err));
 		return 0;
 	}
 	if (it->type == DT_LNK)
-		return judge_link(s, it, root);
-	if (lstat(it->abs, &st) == 0 && S_ISREG(st.st_mode)) {
-		snprintf(key, sizeof(key), "%llu:%llu", (unsigned long long)st.st_dev,
-			 (unsigned long long)st.st_ino);
-		if (lo_map_get(s->reported, key, NULL))
-			return 0;
-		lo_map_put(s->reported, key, s);
-	}
-	f = new_file(s, it->abs);
+		return judge_link(s, slot, it);
+	f = new_file(s, slot, it->abs);
 	if (it->type != DT_REG) {
 		f->verdict = LO_VERDICT_SKIPPED;
 		lo_file_add_reason(f, "not-elf", NULL, NULL, NULL, NULL, "not a regular file");
 		return 0;
 	}
-	return judge_elf(s, f, it->abs, root);
+	return judge_elf(s, f, it->abs, it->root);
+}
+
+static void *judge_worker(void *arg)
+{
+	scan *s = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&s->next, 1)) < s->item_count) {
+		int err;
+
+		if (atomic_load(&s->failed))
+			break;
+		if ((err = judge_item(s, &s->judged[i], &s->items[i])) < 0) {
+			int none = 0;
+
+			/* the first failure's message is the one reported; messages are per thread */
+			if (atomic_compare_exchange_strong(&s->failed, &none, err))
+				snprintf(s->failed_msg, sizeof(s->failed_msg), "%s", lo_error_last());
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Judge every item on s->jobs threads; returns the first error. */
+static int judge_all(scan *s)
+{
+	pthread_t *threads = lo_xcalloc(s->jobs, sizeof(pthread_t));
+	unsigned i, started = 0;
+
+	s->judged = lo_xcalloc(s->item_count ? s->item_count : 1, sizeof(lo_file));
+	atomic_store(&s->next, 0);
+	atomic_store(&s->failed, 0);
+	for (i = 1; i < s->jobs; i++)
+		if (pthread_create(&threads[started], NULL, judge_worker, s) == 0)
+			started++;
+	judge_worker(s);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	if (atomic_load(&s->failed))
+		return lo_error_set(atomic_load(&s->failed), "%s", s->failed_msg);
+	return 0;
 }
 
 static int cmp_file(const void *a, const void *b)
@@ -511,6 +588,32 @@ static int cmp_file(const void *a, const void *b)
 	return strcmp(((const lo_file *)a)->path, ((const lo_file *)b)->path);
 }
 
+/* Move the judged slots into the result, sorted, each path once. */
+static void collect_files(scan *s)
+{
+	lo_scan_result *res = s->res;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->item_count; i++) {
+		lo_file *f = &s->judged[i];
+
+		if (!f->path)
+			continue;
+		lo_array_grow(&res->files, &res->file_cap, res->file_count + 1, sizeof(lo_file));
+		res->files[res->file_count++] = *f;
+		memset(f, 0, sizeof(*f));
+	}
+	qsort(res->files, res->file_count, sizeof(lo_file), cmp_file);
+	for (i = 0; i < res->file_count; i++) {
+		if (n && !strcmp(res->files[n - 1].path, res->files[i].path)) {
+			/* the same file reached through a link and by the walk */
+			file_dispose(&res->files[i]);
+			continue;
+		}
+		res->files[n++] = res->files[i];
+	}
+	res->file_count = n;
+}
 /* The deepest directory containing every root. */
 static char *common_root(char *const *roots, size_t n)
 {
@@ -533,18 +636,29 @@ static char *common_root(char *const *roots, size_t n)
 static void scan_dispose(scan *s)
 {
 	size_t i;
+	unsigned w;
 
-	for (i = 0; i < s->item_count; i++)
+	for (i = 0; i < s->item_count; i++) {
 		free(s->items[i].abs);
+		if (s->judged)
+			file_dispose(&s->judged[i]);
+	}
 	free(s->items);
+	free(s->judged);
+	for (w = 0; s->lists && w < s->jobs; w++) {
+		for (i = 0; i < s->lists[w].count; i++)
+			free(s->lists[w].items[i].abs);
+		free(s->lists[w].items);
+	}
+	free(s->lists);
 	for (i = 0; i < s->root_count; i++)
 		free(s->roots[i]);
 	free(s->roots);
 	lo_map_free(s->python_hosts, host_free);
-	lo_map_free(s->reported, NULL);
 	lo_host_free(s->c_host);
 	lo_host_free(s->other_host);
 	lo_resolver_free(s->resolver);
+	pthread_mutex_destroy(&s->lock);
 }
 
 int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
@@ -553,14 +667,19 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	scan s;
 	lo_rules *own_rules = NULL;
 	lo_resolver_opts ropts;
-	size_t i, j, first;
+	size_t i;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int err = 0;
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
+	pthread_mutex_init(&s.lock, NULL);
 	s.opts = opts;
-	if (!root_count)
-		return lo_error_set(LO_EUSAGE, "no directory to scan");
+	s.jobs = opts && opts->jobs ? opts->jobs : cores > 0 ? (unsigned)cores : 1;
+	if (!root_count) {
+		err = lo_error_set(LO_EUSAGE, "no directory to scan");
+		goto out;
+	}
 	s.roots = lo_xcalloc(root_count, sizeof(char *));
 	for (i = 0; i < root_count; i++) {
 		struct stat st;
@@ -589,20 +708,19 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	}
 	lo_resolver_new(&s.resolver, &ropts);
 	s.python_hosts = lo_map_new();
-	s.reported = lo_map_new();
+	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
 	s.res = lo_xcalloc(1, sizeof(*s.res));
 	s.res->root = common_root(s.roots, s.root_count);
 
 	for (i = 0; i < s.root_count; i++) {
 		s.root = s.roots[i];
-		first = s.item_count;
-		if ((err = lo_walk_tree(s.root, on_entry, &s)) < 0)
+		if ((err = lo_walk_tree(s.root, s.jobs, on_entry, &s)) < 0)
 			goto out;
-		for (j = first; j < s.item_count; j++)
-			if ((err = judge_item(&s, &s.items[j], s.root)) < 0)
-				goto out;
+		gather_items(&s);
 	}
-	qsort(s.res->files, s.res->file_count, sizeof(lo_file), cmp_file);
+	if ((err = judge_all(&s)) < 0)
+		goto out;
+	collect_files(&s);
 	for (i = 0; i < s.res->file_count; i++)
 		s.res->summary.by_verdict[s.res->files[i].verdict]++;
 	s.res->summary.files = s.res->file_count;

@@ -1,17 +1,24 @@
 /*
- * walk.c - enumerate a build tree through directory descriptors (see walk.h).
+ * walk.c - enumerate a build tree through directory descriptors, on several
+ * threads (see walk.h).
  *
- * Depth-first with an explicit stack of open directories, so a deep tree
- * costs heap, not C stack. Each directory is opened relative to its parent's
- * descriptor with O_NOFOLLOW | O_DIRECTORY: a symlink to a directory is
- * reported as a symlink and never entered, and a directory swapped for a
- * symlink during the walk is not followed either. The number of descriptors
- * held open is bounded by the depth; at LO_WALK_MAX_DEPTH the walk reports
- * the directory (ELOOP) instead of entering it.
+ * Each worker walks depth-first with its own stack of open directories and
+ * gives a subdirectory away to a shared queue only while the queue is short,
+ * so idle workers find work and the number of descriptors held open stays
+ * bounded by (workers x depth + queue length) rather than by the width of
+ * the tree. Directories are opened relative to their parent's descriptor
+ * with O_NOFOLLOW | O_DIRECTORY: a symlink to a directory is reported as a
+ * symlink and never entered, and a directory swapped for a symlink during
+ * the walk is not followed either. Types come from d_type; fstatat is
+ * called only where the file system leaves it unknown. At LO_WALK_MAX_DEPTH
+ * the walk reports the directory (ELOOP) instead of entering it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,26 +28,37 @@
 #include "leftover/walk.h"
 
 #define LO_WALK_MAX_DEPTH 256
+/* Subdirectories waiting in the shared queue, at most, per worker. */
+#define LO_WALK_QUEUE_PER_WORKER 4
+
+/* A directory handed from one worker to another: open, with its path. */
+typedef struct task {
+	DIR *dir;
+	char *path; /* relative to the root, "" for the root; owned */
+	size_t depth;
+} task;
+
+typedef struct shared {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	task *queue;
+	size_t queued, cap, limit;
+	size_t busy; /* workers not waiting on the queue */
+	int rc;      /* first negative callback result: stops every worker */
+	lo_walk_fn fn;
+	void *payload;
+} shared;
 
 typedef struct frame {
 	DIR *dir;
 	size_t parent_len; /* length of the relative path before this directory's name */
 } frame;
 
-static int report_dir_error(lo_walk_fn fn, void *payload, int parent_fd, const char *rel,
-			    const char *name, int err)
-{
-	lo_walk_entry e = { rel, name, parent_fd, DT_DIR, err };
-
-	return fn(&e, payload);
-}
-
-static void truncate_path(lo_buf *path, size_t len)
-{
-	path->len = len;
-	if (path->ptr)
-		path->ptr[len] = '\0';
-}
+typedef struct worker {
+	shared *sh;
+	unsigned index;
+	pthread_t thread;
+} worker;
 
 static unsigned char stat_type(int dfd, const char *name)
 {
@@ -58,38 +76,107 @@ static unsigned char stat_type(int dfd, const char *name)
 				      : DT_UNKNOWN;
 }
 
-int lo_walk_tree(const char *root, lo_walk_fn fn, void *payload)
+static void truncate_path(lo_buf *path, size_t len)
+{
+	path->len = len;
+	if (path->ptr)
+		path->ptr[len] = '\0';
+}
+
+static bool stopped(shared *sh)
+{
+	bool s;
+
+	pthread_mutex_lock(&sh->lock);
+	s = sh->rc < 0;
+	pthread_mutex_unlock(&sh->lock);
+	return s;
+}
+
+static void stop(shared *sh, int rc)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (sh->rc == 0)
+		sh->rc = rc;
+	pthread_cond_broadcast(&sh->more);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Give `dir` to the queue when it is short; false: walk it yourself. */
+static bool give_away(shared *sh, DIR *dir, const char *path, size_t depth)
+{
+	bool given = false;
+
+	pthread_mutex_lock(&sh->lock);
+	if (sh->queued < sh->limit) {
+		lo_array_grow(&sh->queue, &sh->cap, sh->queued + 1, sizeof(task));
+		sh->queue[sh->queued++] = (task){ dir, lo_xstrdup(path), depth };
+		pthread_cond_signal(&sh->more);
+		given = true;
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return given;
+}
+
+/* The next directory to walk; false when the walk is over. */
+static bool take(shared *sh, task *t)
+{
+	bool got = false;
+
+	pthread_mutex_lock(&sh->lock);
+	sh->busy--;
+	for (;;) {
+		if (sh->rc < 0)
+			break;
+		if (sh->queued) {
+			*t = sh->queue[--sh->queued];
+			sh->busy++;
+			got = true;
+			break;
+		}
+		if (sh->busy == 0) { /* nobody can add more: done */
+			pthread_cond_broadcast(&sh->more);
+			break;
+		}
+		pthread_cond_wait(&sh->more, &sh->lock);
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return got;
+}
+
+static int emit(worker *w, const char *rel, const char *name, int dfd, unsigned char type,
+		int err)
+{
+	lo_walk_entry e = { rel, name, dfd, type, err, w->index };
+
+	return w->sh->fn(&e, w->sh->payload);
+}
+
+/* Walk one directory depth-first, giving subdirectories away when asked. */
+static int walk_from(worker *w, task *t)
 {
 	frame stack[LO_WALK_MAX_DEPTH];
-	size_t depth = 0;
+	size_t depth = 0, base_depth = t->depth;
 	lo_buf path = LO_BUF_INIT;
 	int fd, rc = 0;
 	DIR *d;
 
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return lo_error_set_errno(LO_ERROR, errno, "cannot open directory '%s'", root);
-	if (!(d = fdopendir(fd))) {
-		rc = lo_error_set_errno(LO_ERROR, errno, "cannot read directory '%s'", root);
-		close(fd);
-		return rc;
-	}
-	stack[depth++] = (frame){ d, 0 };
-	lo_buf_puts(&path, "");
-
+	lo_buf_puts(&path, t->path);
+	stack[depth++] = (frame){ t->dir, 0 };
 	while (depth && rc == 0) {
 		frame *top = &stack[depth - 1];
 		int dfd = dirfd(top->dir);
 		struct dirent *de;
-		lo_walk_entry e;
+		const char *name;
+		unsigned char type;
 		size_t base = path.len;
 
 		errno = 0;
 		de = readdir(top->dir);
 		if (!de) {
 			if (errno)
-				rc = report_dir_error(fn, payload, dfd, base ? path.ptr : ".",
-						      base ? path.ptr : ".", errno);
+				rc = emit(w, base ? path.ptr : ".", base ? path.ptr : ".", dfd, DT_DIR,
+					  errno);
 			closedir(top->dir);
 			truncate_path(&path, top->parent_len);
 			depth--;
@@ -100,16 +187,14 @@ int lo_walk_tree(const char *root, lo_walk_fn fn, void *payload)
 		if (base)
 			lo_buf_putc(&path, '/');
 		lo_buf_puts(&path, de->d_name);
-		e = (lo_walk_entry){ path.ptr, path.ptr + path.len - strlen(de->d_name), dfd,
-				     de->d_type, 0 };
-		if (e.type == DT_UNKNOWN)
-			e.type = stat_type(dfd, de->d_name);
-		if (e.type != DT_DIR) {
-			rc = fn(&e, payload);
+		name = path.ptr + path.len - strlen(de->d_name);
+		type = de->d_type == DT_UNKNOWN ? stat_type(dfd, de->d_name) : de->d_type;
+		if (type != DT_DIR) {
+			rc = emit(w, path.ptr, name, dfd, type, 0);
 		} else if (!strcmp(de->d_name, ".git") || !strcmp(de->d_name, ".leftover")) {
 			/* git's own store and clean's quarantine (clean.h), never build output */
-		} else if (depth >= LO_WALK_MAX_DEPTH) {
-			rc = report_dir_error(fn, payload, dfd, path.ptr, e.name, ELOOP);
+		} else if (base_depth + depth >= LO_WALK_MAX_DEPTH) {
+			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
 		} else if ((fd = openat(dfd, de->d_name,
 					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 			   !(d = fdopendir(fd))) {
@@ -117,15 +202,89 @@ int lo_walk_tree(const char *root, lo_walk_fn fn, void *payload)
 
 			if (fd >= 0)
 				close(fd);
-			rc = report_dir_error(fn, payload, dfd, path.ptr, e.name, err);
-		} else {
+			rc = emit(w, path.ptr, name, dfd, DT_DIR, err);
+		} else if (!give_away(w->sh, d, path.ptr, base_depth + depth)) {
 			stack[depth++] = (frame){ d, base };
 			continue; /* keep this directory's name on the path */
 		}
 		truncate_path(&path, base);
+		if ((depth & 15) == 0 && stopped(w->sh))
+			break;
 	}
 	while (depth)
 		closedir(stack[--depth].dir);
 	lo_buf_dispose(&path);
 	return rc;
+}
+
+static void *worker_main(void *arg)
+{
+	worker *w = arg;
+	task t;
+	int rc;
+
+	while (take(w->sh, &t)) {
+		rc = walk_from(w, &t);
+		free(t.path);
+		if (rc < 0)
+			stop(w->sh, rc);
+	}
+	return NULL;
+}
+
+int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
+{
+	shared sh;
+	worker *workers;
+	unsigned i, started = 0;
+	int fd, rc;
+	DIR *d;
+
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open directory '%s'", root);
+	if (!(d = fdopendir(fd))) {
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot read directory '%s'", root);
+		close(fd);
+		return rc;
+	}
+	if (jobs == 0)
+		jobs = 1;
+	memset(&sh, 0, sizeof(sh));
+	pthread_mutex_init(&sh.lock, NULL);
+	pthread_cond_init(&sh.more, NULL);
+	sh.fn = fn;
+	sh.payload = payload;
+	sh.limit = (size_t)jobs * LO_WALK_QUEUE_PER_WORKER;
+	lo_array_grow(&sh.queue, &sh.cap, 1, sizeof(task));
+	sh.queue[sh.queued++] = (task){ d, lo_xstrdup(""), 0 };
+	sh.busy = jobs; /* each worker counts itself idle on its first take */
+
+	workers = lo_xcalloc(jobs, sizeof(*workers));
+	for (i = 0; i < jobs; i++) {
+		workers[i] = (worker){ &sh, i, 0 };
+		if (i > 0 && pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
+			break;
+		started++;
+	}
+	if (started < jobs) { /* fewer threads than asked: the missing ones are not busy */
+		pthread_mutex_lock(&sh.lock);
+		sh.busy -= jobs - started;
+		pthread_mutex_unlock(&sh.lock);
+	}
+	worker_main(&workers[0]);
+	for (i = 1; i < started; i++)
+		pthread_join(workers[i].thread, NULL);
+
+	while (sh.queued) { /* left by a stopped walk */
+		task *t = &sh.queue[--sh.queued];
+
+		closedir(t->dir);
+		free(t->path);
+	}
+	free(sh.queue);
+	free(workers);
+	pthread_cond_destroy(&sh.more);
+	pthread_mutex_destroy(&sh.lock);
+	return sh.rc;
 }

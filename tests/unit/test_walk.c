@@ -2,6 +2,7 @@
  * test_walk.c - what the walk hands to the scan, on a real directory tree.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +30,16 @@ static int collect(const lo_walk_entry *e, void *payload)
 	return 0;
 }
 
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int collect_locked(const lo_walk_entry *e, void *payload)
+{
+	pthread_mutex_lock(&seen_lock);
+	collect(e, payload);
+	pthread_mutex_unlock(&seen_lock);
+	return 0;
+}
+
 static int setup(void **state)
 {
 	const char *base = getenv("LEFTOVER_WORK");
@@ -48,7 +59,7 @@ static int setup(void **state)
 /* Files come with paths relative to the root; .git is skipped. */
 static void test_relative_paths_and_git_skipped(void **state)
 {
-	assert_int_equal(lo_walk_tree(work, collect, NULL), 0);
+	assert_int_equal(lo_walk_tree(work, 1, collect, NULL), 0);
 	assert_non_null(strstr(seen, "a/b/lib.so|"));
 	assert_null(strstr(seen, ".git"));
 	assert_non_null(strstr(seen, "outside/o.so|"));
@@ -57,10 +68,29 @@ static void test_relative_paths_and_git_skipped(void **state)
 /* A symlinked directory is reported as a link and never entered. */
 static void test_symlinked_directory_not_followed(void **state)
 {
-	assert_int_equal(lo_walk_tree(work, collect, NULL), 0);
+	assert_int_equal(lo_walk_tree(work, 1, collect, NULL), 0);
 	assert_non_null(strstr(seen, "a/linkdir@|"));
 	assert_null(strstr(seen, "a/linkdir/"));
 	assert_non_null(strstr(seen, "a/l.so@|"));
+}
+
+/* Several workers see every entry exactly once. */
+static void test_parallel_walk_sees_each_entry_once(void **state)
+{
+	char cmd[9000];
+	size_t n = 0;
+	const char *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && for d in $(seq 1 40); do mkdir -p w/$d/x/y && "
+		 "touch w/$d/a.so w/$d/x/b.so w/$d/x/y/c.so; done", work);
+	sh(cmd);
+	assert_int_equal(lo_walk_tree(work, 4, collect_locked, NULL), 0);
+	for (p = seen; (p = strstr(p, ".so|")); p++)
+		n++;
+	/* 120 under w/, plus a/b/lib.so and outside/o.so (the link a/l.so shows as "a/l.so@|") */
+	assert_int_equal(n, 122);
+	assert_non_null(strstr(seen, "w/17/x/y/c.so|"));
 }
 
 /* A root that is not a directory is an error, not an empty walk. */
@@ -69,9 +99,9 @@ static void test_bad_root(void **state)
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/a/b/lib.so", work);
-	assert_true(lo_walk_tree(path, collect, NULL) < 0);
+	assert_true(lo_walk_tree(path, 1, collect, NULL) < 0);
 	snprintf(path, sizeof(path), "%s/missing", work);
-	assert_true(lo_walk_tree(path, collect, NULL) < 0);
+	assert_true(lo_walk_tree(path, 1, collect, NULL) < 0);
 }
 
 int main(void)
@@ -79,6 +109,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_relative_paths_and_git_skipped, setup),
 		cmocka_unit_test_setup(test_symlinked_directory_not_followed, setup),
+		cmocka_unit_test_setup(test_parallel_walk_sees_each_entry_once, setup),
 		cmocka_unit_test_setup(test_bad_root, setup),
 	};
 

@@ -71,6 +71,7 @@ typedef struct lo_scan_opts {
 	const char *const *library_path; /* --library-path entries */
 	size_t library_path_count;
 	const lo_rules *rules; /* borrowed; NULL loads the defaults */
+	unsigned jobs;         /* threads; 0 means one per online core */
 } lo_scan_opts;
 
 /*

@@ -3,10 +3,14 @@
  *
  * The walk reads directories through descriptors (openat, fdopendir) and
  * their d_type, calls fstatat only where d_type is unknown, never follows a
- * symlinked directory and skips `.git`. Every entry that is not a directory
- * is handed to the callback with a path relative to the root. A directory
- * that cannot be opened is handed over too, with `err` set, so that the scan
- * can report it and go on.
+ * symlinked directory and skips `.git` and `.leftover` (clean's quarantine).
+ * Every entry that is not a directory is handed to the callback with a path
+ * relative to the root. A directory that cannot be opened is handed over
+ * too, with `err` set, so that the scan can report it and go on.
+ *
+ * With jobs > 1 the callback runs on several threads at once, in no fixed
+ * order; `worker` (0 .. jobs-1) says which, so the caller can keep one
+ * collection per worker instead of locking.
  */
 #ifndef LEFTOVER_WALK_H
 #define LEFTOVER_WALK_H
@@ -19,15 +23,17 @@ typedef struct lo_walk_entry {
 	int dirfd;           /* descriptor of the directory holding it */
 	unsigned char type;  /* DT_REG, DT_LNK, DT_DIR (only with err), DT_FIFO, ... */
 	int err;             /* errno when the entry could not be opened or listed, else 0 */
+	unsigned worker;     /* which of the walk's threads is calling */
 } lo_walk_entry;
 
 /* Return 0 to go on, a negative code to stop the walk with that code. */
 typedef int (*lo_walk_fn)(const lo_walk_entry *entry, void *payload);
 
 /*
- * Walk `root`. Returns 0, the callback's negative code, or LO_ERROR when
+ * Walk `root` on `jobs` threads (0 counts as 1). Returns 0, the first
+ * negative code a callback returned (the walk then stops), or LO_ERROR when
  * the root itself cannot be opened as a directory.
  */
-int lo_walk_tree(const char *root, lo_walk_fn fn, void *payload);
+int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload);
 
 #endif
