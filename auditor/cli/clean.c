@@ -3,9 +3,11 @@
  * delete) what is stale, and say how to undo it.
  *
  * The exit status follows --fail-on, so that CI can choose what fails the
- * job: `never`; `broken` (the default: something that would not load is
- * still in the tree afterwards, or a file could not be moved); `stale`
- * (also any stale file found, even one that was moved away).
+ * job, always judged on what is left in the tree afterwards (a dry run
+ * leaves everything): `never`; `broken` (the default: something that
+ * would not load or could not be read is still there); `stale` (also a
+ * stale file is still there: tracked in git, or no clean was asked for).
+ * A file that could not be moved fails the run whatever --fail-on says.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -37,7 +39,9 @@ static const char usage_text[] =
 	"  --delete               unlink instead of quarantining (no undo)\n"
 	"  -n, --dry-run          say what would be done, change nothing\n"
 	"  --wait                 wait for another clean of DIR instead of failing\n"
-	"  --fail-on WHAT         never | broken (default) | stale: what makes the exit status 1\n"
+	"  --fail-on WHAT         what left in the tree makes the exit status 1: never,\n"
+	"                         broken (default: a file that would not load), or stale\n"
+	"                         (that, or a stale file)\n"
 	"  --format FMT           text (default) | json | junit | sarif, on standard output\n"
 	"  --junit FILE           also write a JUnit XML report to FILE\n"
 	"  --sarif FILE           also write a SARIF 2.1.0 log to FILE\n"
@@ -48,8 +52,8 @@ static const char usage_text[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"With GITHUB_ACTIONS=true, findings are also printed as ::error/::warning lines.\n"
-	"Exit status: 0 nothing to fail on; 1 findings (see --fail-on) or a file that\n"
-	"could not be moved; 2 usage or environment error (the lock is held, ...).\n";
+	"Exit status: 0 nothing to fail on; 1 findings left (see --fail-on) or a file\n"
+	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
 enum fail_on { FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
@@ -228,10 +232,10 @@ static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enu
 		const lo_clean_action *a = lo_report_action_of(cr, f);
 		bool gone = a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED);
 
-		if (f->verdict == LO_VERDICT_STALE && fo == FAIL_STALE)
-			return LO_EXIT_FINDINGS;
-		if ((f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE ||
-		     f->verdict == LO_VERDICT_STALE) && !gone)
+		if (gone)
+			continue;
+		if (f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE ||
+		    (f->verdict == LO_VERDICT_STALE && fo == FAIL_STALE))
 			return LO_EXIT_FINDINGS;
 	}
 	return LO_EXIT_CLEAN;
