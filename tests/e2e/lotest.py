@@ -16,10 +16,12 @@ the plumbing in one place so that each test reads as the scenario it checks:
 
 API (keep it this small):
   LEFTOVER, SOURCE_DIR, PYTHON, WORK, CMAKE   paths from ctest's environment
+  FIXTURES                                    SOURCE_DIR/fixtures
   workdir(name) -> Path                       empty scratch dir under WORK
   run(cmd, ..., check=True) -> CompletedProcess   text mode, output captured
   leftover(*args, user=None) -> CompletedProcess  the tool, optionally as `user`
-  scan(*dirs, args=(), user=None) -> Scan     `scan --format json`, parsed
+  scan(*dirs, args=(), user=None) -> Scan     `scan --format json`, parsed: .rc, .doc,
+                                              .files, .file(path), .reasons(path, kind)
   cc(out, source, *flags, shared=True)        compile C source text to `out`
   cmake_build(src, build, generator=..., defines={})  configure + build, -j2
   git(repo, *args) -> str                     git with a fixed identity
