@@ -336,7 +336,17 @@ int lo_quarantine_purge(const char *root, double days, bool wait, size_t *remove
 	while ((de = readdir(d))) {
 		struct stat st;
 
-		if (de->d_name[0] == '.' || fstatat(qfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		lo_buf m = LO_BUF_INIT;
+		int known;
+
+		if (de->d_name[0] == '.')
+			continue;
+		/* a set's age is its manifest's (written once); the directory's changes with every move */
+		lo_buf_printf(&m, "%s/" LO_CLEAN_MANIFEST, de->d_name);
+		known = fstatat(qfd, m.ptr, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+			fstatat(qfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		lo_buf_dispose(&m);
+		if (!known)
 			continue;
 		if (days > 0 && difftime(now, st.st_mtime) < days * 86400.0)
 			continue;

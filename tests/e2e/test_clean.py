@@ -11,6 +11,9 @@ held. Whatever lies outside the root is fingerprinted before and after.
 import fcntl
 import hashlib
 import os
+import resource
+import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -177,6 +180,30 @@ def test_directory_swapped_for_symlink_by_second_process():
     assert "became a symlink" in err, err
     assert fingerprint(outside) == fp
     assert (d / "lib.orig" / "libbroken.so").exists()
+
+
+# ---- a full disk ------------------------------------------------------------------
+
+def test_manifest_that_cannot_be_written_moves_nothing():
+    d = lotest.workdir("clean-full")
+    build = broken_tree(d)
+    fp = fingerprint(build)
+
+    def small_files():
+        # writes past 300 bytes fail (EFBIG) as on a full disk, without a signal
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    p = subprocess.run([lotest.LEFTOVER, "clean", "--broken", str(build)], capture_output=True,
+                       text=True, preexec_fn=small_files)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "manifest.json" in p.stderr, p.stderr
+    assert (build / "lib" / "libbroken.so").exists()
+    # the half-made set was taken away again
+    assert not list((build / ".leftover" / "quarantine").iterdir())
+    shutil.rmtree(build / ".leftover")
+    # (the root's own mtime, last in the list, changed with .leftover)
+    assert fingerprint(build)[:-1] == fp[:-1]
 
 
 # ---- the lock ------------------------------------------------------------------

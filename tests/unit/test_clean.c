@@ -523,6 +523,32 @@ static void test_list_and_purge(void **state)
 	lo_scan_result_free(r);
 }
 
+/* Names are bytes: one that is not UTF-8 goes through the manifest (as path_hex) and back. */
+static void test_name_not_utf8(void **state)
+{
+	static const char name[] = "lib\xff\x01odd.so";
+	lo_scan_result *r = result_new();
+	lo_clean_result *c = NULL;
+	lo_restore_result *rr = NULL;
+	lo_clean_opts opts = { 0 };
+	char path[8300];
+
+	put(root, name, "bytes", 0644);
+	add(r, name, LO_VERDICT_STALE);
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	assert_int_equal(c->done, 1);
+	assert_false(exists(root, name));
+	snprintf(path, sizeof(path), "grep -q '\"path_hex\": \"6c6962ff016f64642e736f\"' "
+		 "'%s/.leftover/quarantine/%s/manifest.json'", root, c->stamp);
+	sh("%s", path);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(rr->restored, 1);
+	assert_true(exists(root, name));
+	lo_restore_result_free(rr);
+	lo_clean_result_free(c);
+	lo_scan_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +563,7 @@ int main(void)
 		cmocka_unit_test_setup(test_restore_refuses_reappeared, setup),
 		cmocka_unit_test_setup(test_lock_held, setup),
 		cmocka_unit_test_setup(test_list_and_purge, setup),
+		cmocka_unit_test_setup(test_name_not_utf8, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
