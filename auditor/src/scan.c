@@ -43,7 +43,6 @@
 /* What the walk found worth a look. */
 typedef struct item {
 	char *abs;        /* absolute path; owned */
-	const char *root; /* the scanned root it is under; borrowed */
 	unsigned char type;
 	int err;          /* directory that could not be read */
 } item;
@@ -63,6 +62,7 @@ typedef struct scan {
 	lo_host *c_host;       /* plain C program, made on first use */
 	lo_host *other_host;   /* --host */
 	lo_map *python_hosts;  /* interpreter path -> lo_host* */
+	lo_map *python_by_dir; /* directory -> interpreter path (owned) or NULL */
 	char **roots;          /* absolute, owned */
 	size_t root_count;
 	unsigned jobs;
@@ -243,10 +243,17 @@ char *lo_scan_python_for(const char *given, const char *dir)
 	return p ? p : python_on_path();
 }
 
-static int host_get_locked(scan *s, lo_kind kind, const char *root, const lo_host **out)
+/*
+ * The host for a candidate of `kind` in directory `dir`. The interpreter is
+ * looked up from the module's own directory up, so that a scan of a parent
+ * of several build trees takes each tree's CMakeCache.txt; the answer is
+ * kept per directory.
+ */
+static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host **out)
 {
 	lo_host *h;
 	char *program;
+	bool known;
 	int err;
 
 	if (kind != LO_KIND_PYTHON_EXTENSION) {
@@ -258,32 +265,35 @@ static int host_get_locked(scan *s, lo_kind kind, const char *root, const lo_hos
 		*out = *slot;
 		return 0;
 	}
-	if (!(program = lo_scan_python_for(s->opts ? s->opts->python : NULL, root)))
+	program = lo_map_get(s->python_by_dir, dir, &known);
+	if (!known) {
+		program = lo_scan_python_for(s->opts ? s->opts->python : NULL, dir);
+		lo_map_put(s->python_by_dir, dir, program);
+	}
+	if (!program)
 		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
-				    "under '%s': none in CMakeCache.txt, none on PATH; name one "
-				    "with --python", root);
+				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
+				    "one with --python", dir);
 	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
 		if ((err = lo_host_new(&h, s->resolver, program)) < 0) {
 			char *msg = lo_xstrdup(lo_error_last());
 
 			err = lo_error_set(err, "%s; name the interpreter with --python", msg);
 			free(msg);
-			free(program);
 			return err;
 		}
 		lo_map_put(s->python_hosts, program, h);
 	}
-	free(program);
 	*out = h;
 	return 0;
 }
 
-static int host_get(scan *s, lo_kind kind, const char *root, const lo_host **out)
+static int host_get(scan *s, lo_kind kind, const char *dir, const lo_host **out)
 {
 	int err;
 
 	pthread_mutex_lock(&s->lock);
-	err = host_get_locked(s, kind, root, out);
+	err = host_get_locked(s, kind, dir, out);
 	pthread_mutex_unlock(&s->lock);
 	return err;
 }
@@ -300,7 +310,6 @@ static void add_item(scan *s, unsigned worker, const char *rel, unsigned char ty
 	it->abs = NULL;
 	if (asprintf(&it->abs, "%s/%s", s->root, rel) < 0)
 		abort();
-	it->root = s->root;
 	it->type = type;
 	it->err = err;
 }
@@ -431,7 +440,7 @@ static bool is_linker_script(const char *abs)
 	return strstr(head, "GNU ld script") || strstr(head, "INPUT(") || strstr(head, "GROUP(");
 }
 
-static int judge_elf(scan *s, lo_file *f, const char *abs, const char *root)
+static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
 	const lo_host *host = NULL;
@@ -459,8 +468,14 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, const char *root)
 							    : "an executable, which dlopen refuses");
 		return 0;
 	}
-	if ((err = host_get(s, f->kind, root, &host)) < 0)
-		return err;
+	{
+		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+
+		err = host_get(s, f->kind, dir, &host);
+		free(dir);
+		if (err < 0)
+			return err;
+	}
 	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host))
 		f->host = lo_xstrdup(lo_host_name(host));
 	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
@@ -513,7 +528,7 @@ static int judge_link(scan *s, lo_file *slot, const item *it)
 		free(target);
 		return 0;
 	}
-	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs, it->root);
+	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs);
 	free(target);
 	return err;
 }
@@ -537,7 +552,7 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 		lo_file_add_reason(f, "not-elf", NULL, NULL, NULL, NULL, "not a regular file");
 		return 0;
 	}
-	return judge_elf(s, f, it->abs, it->root);
+	return judge_elf(s, f, it->abs);
 }
 
 static void *judge_worker(void *arg)
@@ -655,6 +670,7 @@ static void scan_dispose(scan *s)
 		free(s->roots[i]);
 	free(s->roots);
 	lo_map_free(s->python_hosts, host_free);
+	lo_map_free(s->python_by_dir, free);
 	lo_host_free(s->c_host);
 	lo_host_free(s->other_host);
 	lo_resolver_free(s->resolver);
@@ -708,6 +724,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	}
 	lo_resolver_new(&s.resolver, &ropts);
 	s.python_hosts = lo_map_new();
+	s.python_by_dir = lo_map_new();
 	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
 	s.res = lo_xcalloc(1, sizeof(*s.res));
 	s.res->root = common_root(s.roots, s.root_count);
