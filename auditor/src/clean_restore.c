@@ -246,6 +246,12 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 	*out = NULL;
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
+	/* a tree that was never cleaned is left as it is, without a lock file */
+	if ((qfd = open_quarantine(rootfd)) < 0) {
+		rc = lo_error_set(LO_ENOTFOUND, "nothing to restore: '%s' has no quarantine", root);
+		goto out;
+	}
+	close(qfd);
 	if ((rc = lo_clean_lock(rootfd, root, wait, &dotfd, &lockfd)) < 0)
 		goto out;
 	if ((qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, false)) < 0) {

@@ -447,6 +447,38 @@ static void test_restore_refuses_reappeared(void **state)
 	lo_scan_result_free(r);
 }
 
+/* Restore opens the tree by descriptor too: a directory now a symlink out of the root stops that file. */
+static void test_restore_through_symlink_refused(void **state)
+{
+	lo_scan_result *r = result_new();
+	lo_clean_result *c = NULL;
+	lo_restore_result *rr = NULL;
+	lo_clean_opts opts = { 0 };
+	char *fp1, *fp2;
+
+	put(root, "gen/libv.so", "v", 0644);
+	put(root, "keep/libw.so", "w", 0644);
+	put(outside, "decoy", "d", 0644);
+	add(r, "gen/libv.so", LO_VERDICT_STALE);
+	add(r, "keep/libw.so", LO_VERDICT_STALE);
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	assert_int_equal(c->done, 2);
+	sh("ln -s '%s' '%s/gen'", outside, root);
+	fp1 = fingerprint(outside);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(rr->restored, 1);
+	assert_int_equal(rr->failed, 1);
+	assert_non_null(strstr(rr->entries[0].error, "symlink"));
+	fp2 = fingerprint(outside);
+	assert_string_equal(fp1, fp2);
+	assert_true(exists(root, "keep/libw.so"));
+	free(fp1);
+	free(fp2);
+	lo_restore_result_free(rr);
+	lo_clean_result_free(c);
+	lo_scan_result_free(r);
+}
+
 static void test_lock_held(void **state)
 {
 	lo_scan_result *r = result_new();
@@ -462,7 +494,9 @@ static void test_lock_held(void **state)
 	add(r, "libq.so", LO_VERDICT_STALE);
 	snprintf(path, sizeof(path), "%s/.leftover", root);
 	assert_int_equal(mkdir(path, 0755), 0);
-	strcat(path, "/lock");
+	strcat(path, "/quarantine"); /* so that restore gets as far as the lock */
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.leftover/lock", root);
 	assert_int_equal(pipe(fds), 0);
 	/* another process holds the lock, as a concurrent clean would */
 	if ((pid = fork()) == 0) {
@@ -561,6 +595,7 @@ int main(void)
 		cmocka_unit_test_setup(test_file_replaced_after_plan, setup),
 		cmocka_unit_test_setup(test_tracked_in_git_is_kept, setup),
 		cmocka_unit_test_setup(test_restore_refuses_reappeared, setup),
+		cmocka_unit_test_setup(test_restore_through_symlink_refused, setup),
 		cmocka_unit_test_setup(test_lock_held, setup),
 		cmocka_unit_test_setup(test_list_and_purge, setup),
 		cmocka_unit_test_setup(test_name_not_utf8, setup),
