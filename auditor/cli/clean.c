@@ -10,6 +10,7 @@
  * A file that could not be moved fails the run whatever --fail-on says.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ static const char usage_text[] =
 	"  -v, --verbose          list every file acted on\n"
 	"  -h, --help             show this help\n"
 	"\n"
+	"Ctrl-C (or SIGTERM) stops between two files; what moved can be restored.\n"
 	"With GITHUB_ACTIONS=true, findings are also printed as ::error/::warning lines.\n"
 	"Exit status: 0 nothing to fail on; 1 findings left (see --fail-on) or a file\n"
 	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n";
@@ -85,6 +87,25 @@ static void test_hook(const char *relpath, void *payload)
 		ts.tv_nsec = (h->delay_ms % 1000) * 1000000L;
 		nanosleep(&ts, NULL);
 	}
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = 1;
+}
+
+/* Ctrl-C stops between two files, so that the summary (and how to undo) is still printed. */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 static void add_dirs(char ***dirs, size_t *count, size_t *cap, const char *list)
@@ -127,7 +148,8 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 
 			fprintf(out, "%s %s: %s\n",
 				opts->dry_run ? (opts->remove ? "would delete" : "would move")
-				: a->status == LO_CLEAN_REMOVED ? "deleted" : "moved",
+				: a->status == LO_CLEAN_REMOVED ? "deleted"
+				: a->status == LO_CLEAN_MOVED ? "moved" : "left in place",
 				path, why);
 			free(why);
 		}
@@ -155,6 +177,13 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 	if (cr->failed)
 		fprintf(out, "%zu file%s could not be cleaned (see above)\n", cr->failed,
 			cr->failed == 1 ? "" : "s");
+	if (cr->interrupted) {
+		size_t n = 0;
+
+		for (i = 0; i < cr->action_count; i++)
+			n += cr->actions[i].status == LO_CLEAN_PLANNED;
+		fprintf(out, "interrupted: %zu file%s left in place\n", n, n == 1 ? "" : "s");
+	}
 	for (i = 0; i < res->file_count; i++)
 		if (res->files[i].verdict == LO_VERDICT_BROKEN && !lo_report_action_of(cr, &res->files[i]))
 			left++;
@@ -223,7 +252,7 @@ static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enu
 {
 	size_t i;
 
-	if (cr->failed)
+	if (cr->failed || cr->interrupted)
 		return LO_EXIT_FINDINGS;
 	if (fo == FAIL_NEVER)
 		return LO_EXIT_CLEAN;
@@ -385,6 +414,8 @@ int lo_cmd_clean(int argc, char **argv)
 		copts.before_each = test_hook;
 		copts.hook_payload = &hk;
 	}
+	copts.stop = &stop_requested;
+	catch_stop_signals();
 	if (lo_clean_run(&cr, res, &copts) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		goto out;

@@ -408,9 +408,14 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 		    (rc = write_manifest(res, stampfd, plans, res->action_count)) < 0)
 			goto out;
 	}
-	for (i = 0; i < res->action_count; i++)
+	for (i = 0; i < res->action_count; i++) {
+		if (opts->stop && *opts->stop) {
+			res->interrupted = true;
+			break;
+		}
 		if (plans[i].act->status == LO_CLEAN_PLANNED)
 			act_on(res, opts, rootfd, stampfd, &plans[i]);
+	}
 out:
 	if (rc < 0 && qfd >= 0 && res->stamp) {
 		char msg[1024];

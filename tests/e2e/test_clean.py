@@ -182,6 +182,34 @@ def test_directory_swapped_for_symlink_by_second_process():
     assert (d / "lib.orig" / "libbroken.so").exists()
 
 
+# ---- Ctrl-C ------------------------------------------------------------------------
+
+def test_sigint_stops_between_files_and_says_how_to_undo():
+    d = lotest.workdir("clean-sigint")
+    build = d / "build"
+    proto = lotest.cc(d / "proto" / "libproto.so", BROKEN_C).read_bytes()
+    for i in range(200):
+        (build / "m").mkdir(parents=True, exist_ok=True)
+        (build / "m" / ("lib%03d.so" % i)).write_bytes(proto + b"%d" % i)
+    p = subprocess.Popen([lotest.LEFTOVER, "clean", "--broken", str(build)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, LEFTOVER_TEST_CLEAN_DELAY_MS="5"))
+    deadline = time.time() + 60
+    while not list(build.glob(".leftover/quarantine/*/m/*.so")):
+        assert p.poll() is None and time.time() < deadline, p.communicate()
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 1, (out, err)
+    left = len(list((build / "m").glob("*.so")))
+    assert 0 < left < 200, left
+    assert "interrupted: %d files left in place" % left in out, out
+    assert "undo with: leftover restore" in out, out
+    r = lotest.leftover("restore", build)
+    assert r.returncode == 0 and "restored %d files" % (200 - left) in r.stdout, r
+    assert len(list((build / "m").glob("*.so"))) == 200
+
+
 # ---- a full disk ------------------------------------------------------------------
 
 def test_manifest_that_cannot_be_written_moves_nothing():

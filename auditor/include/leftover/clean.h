@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -37,6 +38,11 @@ typedef struct lo_clean_opts {
 	bool wait;    /* wait for another clean's lock instead of failing */
 	lo_clean_hook before_each;
 	void *hook_payload;
+	/*
+	 * Set (by a signal handler) to stop between two files: what has moved
+	 * stays moved, the rest stays LO_CLEAN_PLANNED and res->interrupted is set.
+	 */
+	volatile sig_atomic_t *stop;
 } lo_clean_opts;
 
 typedef enum lo_clean_status {
@@ -61,6 +67,7 @@ typedef struct lo_clean_result {
 	lo_clean_action *actions; /* one per file acted on, in scan order */
 	size_t action_count, action_cap;
 	size_t done, failed, tracked; /* moved or removed; failed; kept as tracked */
+	bool interrupted;             /* opts->stop was set: files were left in place */
 	uint64_t bytes;               /* size of what was moved or removed */
 } lo_clean_result;
 
