@@ -10,6 +10,7 @@ rules, the CMake package and the completion; a project finds it with
 find_package(Leftover); `cpack -G DEB` makes a package holding the same.
 """
 import re
+import shutil
 from pathlib import Path
 
 import lotest
@@ -92,9 +93,12 @@ def test_install_find_package_and_deb():
                 "share/cmake/Leftover/LeftoverConfigVersion.cmake",
                 "share/bash-completion/completions/leftover"):
         assert (prefix / rel).exists(), rel
-    man = lotest.run(["man", "-l", "-P", "cat", prefix / "share/man/man1/leftover.1"],
-                     env={"MANWIDTH": "80"})
-    assert "leftover restore" in man.stdout and "EXIT STATUS" in man.stdout, man.stdout
+    page = prefix / "share/man/man1/leftover.1"
+    assert page.read_text().startswith(".\\\" leftover(1)") and ".TH LEFTOVER 1" in page.read_text()
+    if shutil.which("man"):  # man-db is not among ci/install-deps
+        man = lotest.run(["man", "-l", "-P", "cat", page], env={"MANWIDTH": "80"})
+        assert "leftover restore" in man.stdout and "EXIT STATUS" in man.stdout, man.stdout
+        assert "warning" not in man.stderr, man.stderr
     # the completion loads and completes subcommands and clean's formats
     comp = lotest.run(["bash", "-c",
                        "_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]};"

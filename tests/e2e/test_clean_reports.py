@@ -44,7 +44,9 @@ def npm_tools():
     bin_ = d / "node_modules" / ".bin"
     if not (bin_ / "sarif-multitool").exists() or not (bin_ / "junit2json").exists():
         try:
-            p = lotest.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", d,
+            # short fetch timeouts: without a network, skip in a minute rather than ten
+            p = lotest.run(["npm", "install", "--no-audit", "--no-fund", "--fetch-retries=1",
+                            "--fetch-timeout=30000", "--prefix", d,
                             "@microsoft/sarif-multitool", "junit2json"], check=False, timeout=400)
         except (OSError, subprocess.TimeoutExpired) as e:  # no npm, or it hung
             print("SKIP: cannot run npm install:", e)
