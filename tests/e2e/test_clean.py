@@ -10,6 +10,7 @@ held. Whatever lies outside the root is fingerprinted before and after.
 """
 import fcntl
 import hashlib
+import json
 import os
 import resource
 import shutil
@@ -107,6 +108,13 @@ def test_dry_run_changes_nothing_and_broken_needs_flag():
     r = lotest.leftover("clean", "--dry-run", "--broken", build)
     assert r.returncode == 1, r  # the broken file is still there
     assert "would move lib/libbroken.so" in r.stdout, r.stdout
+    assert fingerprint(d) == fp
+    r = lotest.leftover("clean", "--dry-run", "--broken", "--format", "json", build)
+    doc = json.loads(r.stdout)
+    assert doc["dry_run"] is True and doc["stamp"] is None, doc
+    assert [(a["path"], a["verdict"], a["status"]) for a in doc["actions"]] == \
+        [("lib/libbroken.so", "broken", "planned")], doc
+    assert doc["summary"]["done"] == 0 and doc["actions"][0]["size"] > 0, doc
     assert fingerprint(d) == fp
     # without --broken nothing that is still built is touched, and it says so
     r = lotest.leftover("clean", build)
