@@ -10,15 +10,14 @@
  * A file that could not be moved fails the run whatever --fail-on says.
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "clean_hooks.h"
 #include "cli.h"
 #include "leftover/buf.h"
 #include "leftover/clean.h"
@@ -59,54 +58,6 @@ static const char usage_text[] =
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
 enum fail_on { FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
-
-/* Test hooks, set only by the test suite: slow each move, or stop after the scan. */
-typedef struct hooks {
-	long delay_ms;
-	const char *pause_file;
-	int paused;
-} hooks;
-
-static void test_hook(const char *relpath, void *payload)
-{
-	hooks *h = payload;
-	struct timespec ts;
-
-	if (h->pause_file && !h->paused) {
-		FILE *f = fopen(h->pause_file, "w");
-
-		/* the test sees the file, changes the tree, and removes it to let us go on */
-		if (f)
-			fclose(f);
-		while (access(h->pause_file, F_OK) == 0)
-			usleep(10000);
-		h->paused = 1;
-	}
-	if (h->delay_ms > 0) {
-		ts.tv_sec = h->delay_ms / 1000;
-		ts.tv_nsec = (h->delay_ms % 1000) * 1000000L;
-		nanosleep(&ts, NULL);
-	}
-}
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	stop_requested = 1;
-}
-
-/* Ctrl-C stops between two files, so that the summary (and how to undo) is still printed. */
-static void catch_stop_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 static void add_dirs(char ***dirs, size_t *count, size_t *cap, const char *list)
 {
@@ -316,7 +267,6 @@ int lo_cmd_clean(int argc, char **argv)
 	enum fmt fmt = FMT_TEXT;
 	enum fail_on fail_on = FAIL_BROKEN;
 	double days = 0;
-	hooks hk = { 0, NULL, 0 };
 	int c, rc = LO_EXIT_ERROR;
 
 	memset(&sopts, 0, sizeof(sopts));
@@ -408,14 +358,7 @@ int lo_cmd_clean(int argc, char **argv)
 	}
 	if (progress)
 		fputs("\r\033[K", stderr);
-	hk.pause_file = getenv("LEFTOVER_TEST_CLEAN_PAUSE");
-	hk.delay_ms = getenv("LEFTOVER_TEST_CLEAN_DELAY_MS") ? atol(getenv("LEFTOVER_TEST_CLEAN_DELAY_MS")) : 0;
-	if (hk.pause_file || hk.delay_ms) {
-		copts.before_each = test_hook;
-		copts.hook_payload = &hk;
-	}
-	copts.stop = &stop_requested;
-	catch_stop_signals();
+	lo_cli_clean_hooks(&copts);
 	if (lo_clean_run(&cr, res, &copts) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		goto out;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clean_hooks.h"
 #include "cli.h"
 #include "leftover/clean.h"
 #include "leftover/error.h"
@@ -54,15 +55,17 @@ int lo_cmd_restore(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	lo_restore_result *res = NULL;
-	bool wait = false, verbose = false, do_list = false;
+	lo_clean_opts opts;
+	bool verbose = false, do_list = false;
 	size_t i;
 	int c;
 
+	memset(&opts, 0, sizeof(opts));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': do_list = true; break;
-		case 'w': wait = true; break;
+		case 'w': opts.wait = true; break;
 		case 'v': verbose = true; break;
 		case 'h': fputs(usage_text, stdout); return LO_EXIT_CLEAN;
 		default: fputs(usage_text, stderr); return LO_EXIT_ERROR;
@@ -74,7 +77,8 @@ int lo_cmd_restore(int argc, char **argv)
 	}
 	if (do_list)
 		return list(argv[optind]);
-	if (lo_restore_run(&res, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL, wait) < 0) {
+	lo_cli_clean_hooks(&opts);
+	if (lo_restore_run(&res, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL, &opts) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		return LO_EXIT_ERROR;
 	}
@@ -95,11 +99,14 @@ int lo_cmd_restore(int argc, char **argv)
 	if (res->in_place)
 		printf(" (%zu already in place)", res->in_place);
 	putchar('\n');
+	if (res->interrupted)
+		printf("interrupted: run 'leftover restore %s %s' again for the rest\n", argv[optind],
+		       res->stamp);
 	if (res->refused || res->failed)
 		printf("%zu file%s left in %s/.leftover/quarantine/%s (see above)\n",
 		       res->refused + res->failed, res->refused + res->failed == 1 ? "" : "s",
 		       argv[optind], res->stamp);
-	c = res->refused || res->failed ? LO_EXIT_FINDINGS : LO_EXIT_CLEAN;
+	c = res->refused || res->failed || res->interrupted ? LO_EXIT_FINDINGS : LO_EXIT_CLEAN;
 	lo_restore_result_free(res);
 	return c;
 }

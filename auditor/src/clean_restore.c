@@ -235,8 +235,10 @@ static int pick_set(int qfd, const char *root, const char *stamp, char **out)
 	return 0;
 }
 
-int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp, bool wait)
+int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
+		   const lo_clean_opts *opts)
 {
+	static const lo_clean_opts defaults;
 	lo_restore_result *res = NULL;
 	lo_buf what = LO_BUF_INIT;
 	json_t *doc = NULL, *files;
@@ -244,6 +246,8 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 	size_t i;
 
 	*out = NULL;
+	if (!opts)
+		opts = &defaults;
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
 	/* a tree that was never cleaned is left as it is, without a lock file */
@@ -252,7 +256,7 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 		goto out;
 	}
 	close(qfd);
-	if ((rc = lo_clean_lock(rootfd, root, wait, &dotfd, &lockfd)) < 0)
+	if ((rc = lo_clean_lock(rootfd, root, opts->wait, &dotfd, &lockfd)) < 0)
 		goto out;
 	if ((qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, false)) < 0) {
 		rc = lo_error_set(LO_ENOTFOUND, "nothing to restore: '%s' has no quarantine", root);
@@ -276,8 +280,13 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 	res->entries = lo_xcalloc(json_array_size(files) + 1, sizeof(lo_restore_entry));
 	res->entry_cap = json_array_size(files);
 	for (i = 0; i < json_array_size(files); i++) {
-		lo_restore_entry *e = &res->entries[res->entry_count++];
+		lo_restore_entry *e;
 
+		if (opts->stop && *opts->stop) {
+			res->interrupted = true;
+			break;
+		}
+		e = &res->entries[res->entry_count++];
 		e->status = LO_CLEAN_FAILED;
 		if (!(e->path = lo_clean_json_get_path(json_array_get(files, i)))) {
 			e->path = lo_xstrdup("?");
@@ -285,10 +294,12 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 			res->failed++;
 			continue;
 		}
+		if (opts->before_each)
+			opts->before_each(e->path, opts->hook_payload);
 		restore_one(res, e, rootfd, stampfd);
 	}
 	/* an emptied set goes; one still holding files keeps its manifest */
-	if (!res->refused && !res->failed) {
+	if (!res->refused && !res->failed && !res->interrupted) {
 		close(stampfd);
 		stampfd = -1;
 		if ((rc = lo_clean_remove_tree(qfd, res->stamp, 0)) < 0)

@@ -5,6 +5,8 @@ would show), `leftover clean --broken` killed at 20 random points of its
 run. After each kill every file is either in place, unchanged, or in a
 quarantine set whose fsynced manifest lists it, unchanged; `leftover
 restore` then puts every one back with the same bytes, mode and mtime.
+Every other time the restore is SIGKILLed too, and a second restore
+finishes the job.
 Renaming 1,000 files takes a few milliseconds against a few hundred for
 the scan, so the clean's test hook LEFTOVER_TEST_CLEAN_DELAY_MS=1 stretches
 the moves to about a second; the kill points are uniform over the measured
@@ -90,7 +92,9 @@ def test_sigkill_at_random_points():
     span = time.monotonic() - t0
     assert r.returncode == 0, r
     assert where_is_everything(build, want) == N
-    assert lotest.leftover("restore", build).returncode == 0
+    t0 = time.monotonic()
+    assert lotest.run([lotest.LEFTOVER, "restore", build], env=SLOW).returncode == 0
+    span_restore = time.monotonic() - t0
     assert where_is_everything(build, want) == 0
 
     partial = 0
@@ -105,6 +109,16 @@ def test_sigkill_at_random_points():
         moved = where_is_everything(build, want)
         partial += 0 < moved < N
         print("kill %2d at %.3f s of %.3f: %4d of %d quarantined" % (k, delay, span, moved, N), flush=True)
+        if moved and k % 2:
+            # and every other time the restore is killed too: it must be resumable
+            delay = rng.uniform(0, span_restore)
+            p = subprocess.Popen([lotest.LEFTOVER, "restore", str(build)], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, env=dict(os.environ, **SLOW))
+            time.sleep(delay)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            print("         restore killed at %.3f s: %4d still quarantined"
+                  % (delay, where_is_everything(build, want)), flush=True)
         r = lotest.leftover("restore", build)
         if moved:
             assert r.returncode == 0, r

@@ -199,7 +199,7 @@ static void test_quarantine_and_restore_identical(void **state)
 		 c->stamp);
 	assert_true(exists(root, path));
 
-	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
 	assert_string_equal(rr->stamp, c->stamp);
 	assert_int_equal(rr->restored, 1);
 	assert_int_equal(rr->failed + rr->refused, 0);
@@ -276,7 +276,7 @@ static void test_symlink_finding_moves_as_link(void **state)
 	fp2 = fingerprint(outside);
 	assert_string_equal(fp1, fp2);
 	free(fp2);
-	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
 	assert_int_equal(rr->restored, 1);
 	sh("test -L '%s/lib/libalias.so' && test \"$(readlink '%s/lib/libalias.so')\" = '%s/libreal.so'",
 	   root, root, outside);
@@ -428,7 +428,7 @@ static void test_restore_refuses_reappeared(void **state)
 	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
 	assert_int_equal(c->done, 2);
 	put(root, "m/liba.so", "rebuilt a", 0644);
-	assert_int_equal(lo_restore_run(&rr, root, c->stamp, false), 0);
+	assert_int_equal(lo_restore_run(&rr, root, c->stamp, NULL), 0);
 	assert_int_equal(rr->restored, 1);
 	assert_int_equal(rr->refused, 1);
 	sh("grep -qx 'rebuilt a' '%s/m/liba.so' && grep -qx 'old b' '%s/m/libb.so'", root, root);
@@ -437,11 +437,11 @@ static void test_restore_refuses_reappeared(void **state)
 	assert_true(exists(root, path));
 	lo_restore_result_free(rr);
 	/* a second restore is idempotent for what is back, and still refuses */
-	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
 	assert_int_equal(rr->in_place, 1);
 	assert_int_equal(rr->refused, 1);
 	lo_restore_result_free(rr);
-	assert_int_equal(lo_restore_run(&rr, root, "19700101T000000Z", false), LO_ENOTFOUND);
+	assert_int_equal(lo_restore_run(&rr, root, "19700101T000000Z", NULL), LO_ENOTFOUND);
 	assert_non_null(strstr(lo_error_last(), "19700101T000000Z"));
 	lo_clean_result_free(c);
 	lo_scan_result_free(r);
@@ -465,7 +465,7 @@ static void test_restore_through_symlink_refused(void **state)
 	assert_int_equal(c->done, 2);
 	sh("ln -s '%s' '%s/gen'", outside, root);
 	fp1 = fingerprint(outside);
-	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
 	assert_int_equal(rr->restored, 1);
 	assert_int_equal(rr->failed, 1);
 	assert_non_null(strstr(rr->entries[0].error, "symlink"));
@@ -513,7 +513,7 @@ static void test_lock_held(void **state)
 	assert_int_equal(lo_clean_run(&c, r, &opts), LO_ERROR);
 	assert_non_null(strstr(lo_error_last(), "another leftover clean"));
 	assert_non_null(strstr(lo_error_last(), "4242"));
-	assert_int_equal(lo_restore_run(&rr, root, NULL, false), LO_ERROR);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), LO_ERROR);
 	assert_true(exists(root, "libq.so"));
 	/* --wait waits the holder out */
 	opts.wait = true;
@@ -575,7 +575,7 @@ static void test_name_not_utf8(void **state)
 	snprintf(path, sizeof(path), "grep -q '\"path_hex\": \"6c6962ff016f64642e736f\"' "
 		 "'%s/.leftover/quarantine/%s/manifest.json'", root, c->stamp);
 	sh("%s", path);
-	assert_int_equal(lo_restore_run(&rr, root, NULL, false), 0);
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
 	assert_int_equal(rr->restored, 1);
 	assert_true(exists(root, name));
 	lo_restore_result_free(rr);

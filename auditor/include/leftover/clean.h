@@ -97,15 +97,18 @@ typedef struct lo_restore_result {
 	lo_restore_entry *entries;
 	size_t entry_count, entry_cap;
 	size_t restored, in_place, refused, failed;
+	bool interrupted; /* opts->stop was set: the rest is still in the quarantine */
 } lo_restore_result;
 
 /*
  * Put quarantine set `stamp` (NULL: the newest) of `root` back. A file that
  * has reappeared at its path is not overwritten: it is counted as refused
  * and stays in the quarantine with the manifest. The set is removed once
- * nothing is left in it.
+ * nothing is left in it. Of `opts` (NULL: defaults) only wait, before_each
+ * and stop apply.
  */
-int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp, bool wait);
+int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
+		   const lo_clean_opts *opts);
 void lo_restore_result_free(lo_restore_result *res);
 
 /*
