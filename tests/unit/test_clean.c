@@ -479,6 +479,32 @@ static void test_restore_through_symlink_refused(void **state)
 	lo_scan_result_free(r);
 }
 
+/* The quarantine itself is reached by descriptor: a .leftover (or quarantine) symlinked outside is refused. */
+static void test_quarantine_symlinked_out(void **state)
+{
+	lo_scan_result *r = result_new();
+	lo_clean_result *c = NULL;
+	lo_clean_opts opts = { 0 };
+	char *fp1, *fp2;
+
+	put(root, "libs.so", "s", 0644);
+	add(r, "libs.so", LO_VERDICT_STALE);
+	sh("ln -s '%s' '%s/.leftover'", outside, root);
+	fp1 = fingerprint(outside);
+	assert_int_equal(lo_clean_run(&c, r, &opts), LO_ERROR);
+	assert_non_null(strstr(lo_error_last(), ".leftover"));
+	sh("rm '%s/.leftover' && mkdir '%s/.leftover' && ln -s '%s' '%s/.leftover/quarantine'",
+	   root, root, outside, root);
+	assert_int_equal(lo_clean_run(&c, r, &opts), LO_ERROR);
+	assert_non_null(strstr(lo_error_last(), "quarantine"));
+	fp2 = fingerprint(outside);
+	assert_string_equal(fp1, fp2);
+	assert_true(exists(root, "libs.so"));
+	free(fp1);
+	free(fp2);
+	lo_scan_result_free(r);
+}
+
 static void test_lock_held(void **state)
 {
 	lo_scan_result *r = result_new();
@@ -596,6 +622,7 @@ int main(void)
 		cmocka_unit_test_setup(test_tracked_in_git_is_kept, setup),
 		cmocka_unit_test_setup(test_restore_refuses_reappeared, setup),
 		cmocka_unit_test_setup(test_restore_through_symlink_refused, setup),
+		cmocka_unit_test_setup(test_quarantine_symlinked_out, setup),
 		cmocka_unit_test_setup(test_lock_held, setup),
 		cmocka_unit_test_setup(test_list_and_purge, setup),
 		cmocka_unit_test_setup(test_name_not_utf8, setup),
