@@ -233,6 +233,7 @@ static json_t *manifest_entry(const plan *pl)
 static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
 {
 	char base[32], name[40];
+	lo_buf q = LO_BUF_INIT;
 	time_t now = time(NULL);
 	struct tm tm;
 	int i;
@@ -258,7 +259,6 @@ static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
 		return lo_error_set(LO_ERROR, "cannot create a quarantine set in '%s/" LO_CLEAN_DIR "'",
 				    res->root);
 	res->stamp = lo_xstrdup(name);
-	lo_buf q = LO_BUF_INIT;
 	lo_buf_printf(&q, "%s/" LO_CLEAN_DIR "/" LO_CLEAN_QUARANTINE "/%s", res->root, name);
 	res->quarantine = lo_buf_detach(&q);
 	/* the new set must survive a crash as well as the manifest inside it */
