@@ -59,17 +59,6 @@ static const char usage_text[] =
 enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
 enum fail_on { FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
 
-static void add_dirs(char ***dirs, size_t *count, size_t *cap, const char *list)
-{
-	char *copy = lo_xstrdup(list), *save = NULL, *tok;
-
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		lo_array_grow(dirs, cap, *count + 1, sizeof(char *));
-		(*dirs)[(*count)++] = lo_xstrdup(tok);
-	}
-	free(copy);
-}
-
 static void human_size(char *out, size_t n, uint64_t bytes)
 {
 	if (bytes >= 1024 * 1024)
@@ -308,7 +297,7 @@ int lo_cmd_clean(int argc, char **argv)
 		case 'S': sarif = optarg; break;
 		case 'p': sopts.python = optarg; break;
 		case 'H': sopts.host = optarg; break;
-		case 'L': add_dirs(&llp, &llp_count, &llp_cap, optarg); break;
+		case 'L': lo_cli_split_path_list(&llp, &llp_count, &llp_cap, optarg); break;
 		case 'r':
 			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
 			rule_files[rule_count++] = optarg;

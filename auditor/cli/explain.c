@@ -96,7 +96,7 @@ int lo_cmd_explain(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *python = NULL, *host_prog = NULL;
-	char *llp_copy = NULL, **llp = NULL, *save = NULL, *tok, *abs = NULL, *dir = NULL;
+	char **llp = NULL, *abs = NULL, *dir = NULL;
 	char *program = NULL;
 	size_t llp_count = 0, llp_cap = 0, i;
 	lo_resolver_opts ropts;
@@ -112,10 +112,7 @@ int lo_cmd_explain(int argc, char **argv)
 		switch (c) {
 		case 'p': python = optarg; break;
 		case 'H': host_prog = optarg; break;
-		case 'L':
-			free(llp_copy);
-			llp_copy = lo_xstrdup(optarg);
-			break;
+		case 'L': lo_cli_split_path_list(&llp, &llp_count, &llp_cap, optarg); break;
 		case 'h':
 			fputs(usage_text, stdout);
 			rc = LO_EXIT_CLEAN;
@@ -128,11 +125,6 @@ int lo_cmd_explain(int argc, char **argv)
 	if (optind != argc - 1) {
 		fputs(usage_text, stderr);
 		goto out;
-	}
-	for (tok = llp_copy ? strtok_r(llp_copy, ":", &save) : NULL; tok;
-	     tok = strtok_r(NULL, ":", &save)) {
-		lo_array_grow(&llp, &llp_cap, llp_count + 1, sizeof(char *));
-		llp[llp_count++] = tok;
 	}
 	if (!(abs = realpath(argv[optind], NULL))) {
 		lo_cli_error("explain: cannot open '%s': %m", argv[optind]);
@@ -187,7 +179,8 @@ out:
 	free(program);
 	free(dir);
 	free(abs);
+	for (i = 0; i < llp_count; i++)
+		free(llp[i]);
 	free(llp);
-	free(llp_copy);
 	return rc;
 }

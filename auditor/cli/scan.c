@@ -33,18 +33,6 @@ static const char usage_text[] =
 	"Exit status: 0 nothing broken, stale or unreadable; 1 findings; 2 usage or\n"
 	"environment error.\n";
 
-/* Append the entries of a colon-separated list to *dirs (owned copies). */
-static void add_dirs(char ***dirs, size_t *count, size_t *cap, const char *list)
-{
-	char *copy = lo_xstrdup(list), *save = NULL, *tok;
-
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		lo_array_grow(dirs, cap, *count + 1, sizeof(char *));
-		(*dirs)[(*count)++] = lo_xstrdup(tok);
-	}
-	free(copy);
-}
-
 int lo_cmd_scan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -81,7 +69,7 @@ int lo_cmd_scan(int argc, char **argv)
 			break;
 		case 'p': opts.python = optarg; break;
 		case 'H': opts.host = optarg; break;
-		case 'L': add_dirs(&llp, &llp_count, &llp_cap, optarg); break;
+		case 'L': lo_cli_split_path_list(&llp, &llp_count, &llp_cap, optarg); break;
 		case 'r':
 			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
 			rule_files[rule_count++] = optarg;
