@@ -1034,13 +1034,31 @@ static int finish(lo_rules **out, lo_rules *r, int err)
 	return 0;
 }
 
+/*
+ * A given name without a slash that is not a file names a shipped rule file
+ * that is not on by default: `--rules perl` reads DEFAULTS/extra/perl.rules.
+ */
 static int collect_given(lo_rules *r, const char *const *files, size_t count)
 {
-	size_t i;
+	lo_buf extra = LO_BUF_INIT;
+	struct stat st;
+	size_t i, n;
 	int err = 0;
 
-	for (i = 0; !err && i < count; i++)
-		err = collect_file(r, files[i], false);
+	for (i = 0; !err && i < count; i++) {
+		const char *f = files[i];
+
+		if (!strchr(f, '/') && stat(f, &st) < 0 && errno == ENOENT) {
+			n = strlen(f);
+			lo_buf_clear(&extra);
+			lo_buf_printf(&extra, "%s/extra/%s%s", lo_rules_default_dir(), f,
+				      n > 6 && !strcmp(f + n - 6, ".rules") ? "" : ".rules");
+			if (stat(lo_buf_cstr(&extra), &st) == 0)
+				f = lo_buf_cstr(&extra);
+		}
+		err = collect_file(r, f, false);
+	}
+	lo_buf_dispose(&extra);
 	return err;
 }
 

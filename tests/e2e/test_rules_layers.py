@@ -112,7 +112,7 @@ def test_check_validates_one_file():
     p = lotest.leftover("rules", "--check", good, bad)
     assert p.returncode == 1, p
     assert "%s:3: rule.x.action: 'shred' is not quarantine, delete, report or keep" % bad in p.stderr, p.stderr
-    for f in sorted((lotest.SOURCE_DIR / "rules").glob("*.rules")):
+    for f in sorted((lotest.SOURCE_DIR / "rules").glob("**/*.rules")):
         p = lotest.leftover("rules", "--check", f)
         assert p.returncode == 0, (f, p.stderr)
     assert lotest.leftover("rules", "--check").returncode == 2

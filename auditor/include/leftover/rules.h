@@ -9,7 +9,9 @@
  * Files are read in layers, as git reads its config: the shipped defaults
  * (every *.rules file of lo_rules_default_dir(), in name order), the user's
  * $XDG_CONFIG_HOME/leftover/rules, the source tree's .leftover, the build
- * tree's .leftover/rules, then each file given on the command line. A later
+ * tree's .leftover/rules, then each file given on the command line (a
+ * bare NAME that is not a file reads the shipped, off-by-default
+ * extra/NAME.rules of that directory: `--rules perl`). A later
  * layer overrides an earlier one: single-valued keys take the last value,
  * multivalued keys (patterns) accumulate and the last matching pattern
  * decides. A bad rule anywhere fails the whole load, with the file, the
