@@ -364,6 +364,23 @@ static void test_bad_rules_name_file_line_and_key(void **state)
 		   "cycle-b.rules:4: include.path -> ");
 }
 
+static void test_a_bare_name_reads_a_shipped_extra(void **state)
+{
+	const char *name = "perl";
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, NULL, 0), 0);
+	assert_null(lo_rules_host_name_for(r, "lib/auto/POSIX/POSIX.so"));
+	lo_rules_free(r);
+	assert_int_equal(lo_rules_load(&r, &name, 1), 0);
+	assert_string_equal(lo_rules_host_name_for(r, "lib/auto/POSIX/POSIX.so"), "perl");
+	assert_true(lo_rules_symbol_provided(r, "lib/auto/POSIX/POSIX.so", "Perl_croak"));
+	lo_rules_free(r);
+	name = "no-such-extra";
+	assert_int_equal(lo_rules_load(&r, &name, 1), LO_EINVALID);
+	assert_non_null(strstr(lo_error_last(), "'no-such-extra'"));
+}
+
 static void test_missing_given_file_is_an_error(void **state)
 {
 	const char *f = "/nonexistent/leftover.rules";
@@ -396,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_fail_on_and_keep_decide_the_exit_status),
 		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
 		cmocka_unit_test(test_bad_rules_name_file_line_and_key),
+		cmocka_unit_test(test_a_bare_name_reads_a_shipped_extra),
 		cmocka_unit_test(test_missing_given_file_is_an_error),
 		cmocka_unit_test(test_default_dir_has_default_rules),
 	};
