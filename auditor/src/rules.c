@@ -291,18 +291,16 @@ static int entry_error(lo_rules *r, const entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int entry_error(lo_rules *r, const entry *e, const char *fmt, ...)
 {
-	lo_buf where = LO_BUF_INIT, msg = LO_BUF_INIT;
-	char tmp[1024];
+	lo_buf where = LO_BUF_INIT;
+	char msg[1024]; /* values in it are a rule file's: long ones are cut, not trusted */
 	va_list ap;
 	int err;
 
 	va_start(ap, fmt);
-	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	lo_buf_puts(&msg, tmp);
-	err = lo_error_set(LO_EINVALID, "%s: %s: %s", loc(r, e, &where), e->name, lo_buf_cstr(&msg));
+	err = lo_error_set(LO_EINVALID, "%s: %s: %s", loc(r, e, &where), e->name, msg);
 	lo_buf_dispose(&where);
-	lo_buf_dispose(&msg);
 	return err;
 }
 
