@@ -40,8 +40,8 @@ static const char usage_text[] =
 	"  -n, --dry-run          say what would be done, change nothing\n"
 	"  --wait                 wait for another clean of DIR instead of failing\n"
 	"  --fail-on WHAT         what left in the tree makes the exit status 1: never,\n"
-	"                         broken (default: a file that would not load), or stale\n"
-	"                         (that, or a stale file)\n"
+	"                         broken (a file that would not load), or stale (that, or\n"
+	"                         a stale file); default: the rules' [fail] on (stale)\n"
 	"  --format FMT           text (default) | json | junit | sarif, on standard output\n"
 	"  --junit FILE           also write a JUnit XML report to FILE\n"
 	"  --sarif FILE           also write a SARIF 2.1.0 log to FILE\n"
@@ -57,7 +57,7 @@ static const char usage_text[] =
 	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n";
 
 enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
-enum fail_on { FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
+enum fail_on { FAIL_RULES, FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
 
 static void human_size(char *out, size_t n, uint64_t bytes)
 {
@@ -69,68 +69,84 @@ static void human_size(char *out, size_t n, uint64_t bytes)
 		snprintf(out, n, "%llu bytes", (unsigned long long)bytes);
 }
 
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* One line per file acted on (all of them with --verbose or --dry-run), then the summary. */
 static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
 		       const lo_clean_opts *opts, const char *dir, bool verbose)
 {
-	size_t i, left = 0;
+	size_t i, left = 0, moved = 0, removed = 0, planned = 0;
+	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
 	char size[32];
 
 	for (i = 0; i < cr->action_count; i++) {
 		const lo_clean_action *a = &cr->actions[i];
-		char *path = lo_report_quote_path(a->file->path);
+		char *path = lo_report_quote_path(a->file->path), *why;
 
-		if (a->status == LO_CLEAN_FAILED)
+		switch (a->status) {
+		case LO_CLEAN_FAILED:
 			lo_cli_error("%s", a->error);
-		else if (a->status == LO_CLEAN_KEPT_TRACKED)
+			break;
+		case LO_CLEAN_KEPT_TRACKED:
 			fprintf(out, "kept %s: tracked in git\n", path);
-		else if (verbose || opts->dry_run) {
-			char *why = lo_report_summary_of(a->file);
-
+			break;
+		case LO_CLEAN_KEPT_RULE:
+			if (verbose || opts->dry_run)
+				fprintf(out, "kept %s: a rule says keep\n", path);
+			break;
+		case LO_CLEAN_PLANNED:
+		case LO_CLEAN_MOVED:
+		case LO_CLEAN_REMOVED:
+			moved += a->status == LO_CLEAN_MOVED;
+			moved_bytes += a->status == LO_CLEAN_MOVED ? a->size : 0;
+			removed += a->status == LO_CLEAN_REMOVED;
+			removed_bytes += a->status == LO_CLEAN_REMOVED ? a->size : 0;
+			planned += a->status == LO_CLEAN_PLANNED;
+			planned_bytes += a->status == LO_CLEAN_PLANNED ? a->size : 0;
+			if (!verbose && !opts->dry_run)
+				break;
+			why = lo_report_summary_of(a->file);
 			fprintf(out, "%s %s: %s\n",
-				opts->dry_run ? (opts->remove ? "would delete" : "would move")
+				opts->dry_run ? (a->remove ? "would delete" : "would move")
 				: a->status == LO_CLEAN_REMOVED ? "deleted"
 				: a->status == LO_CLEAN_MOVED ? "moved" : "left in place",
 				path, why);
 			free(why);
+			break;
 		}
 		free(path);
 	}
-	human_size(size, sizeof(size), cr->bytes);
 	if (opts->dry_run) {
-		uint64_t bytes = 0;
-		size_t n = 0;
-
-		for (i = 0; i < cr->action_count; i++)
-			if (cr->actions[i].status == LO_CLEAN_PLANNED)
-				bytes += cr->actions[i].size, n++;
-		human_size(size, sizeof(size), bytes);
-		fprintf(out, "dry run: would %s %zu file%s (%s); nothing changed\n",
-			opts->remove ? "delete" : "move", n, n == 1 ? "" : "s", size);
-	} else if (cr->done && cr->stamp) {
-		fprintf(out, "moved %zu file%s (%s) to %s\nundo with: leftover restore %s %s\n",
-			cr->done, cr->done == 1 ? "" : "s", size, cr->quarantine, dir, cr->stamp);
-	} else if (cr->done) {
-		fprintf(out, "deleted %zu file%s (%s)\n", cr->done, cr->done == 1 ? "" : "s", size);
-	} else if (!cr->failed) {
-		fputs("nothing to clean\n", out);
+		human_size(size, sizeof(size), planned_bytes);
+		fprintf(out, "dry run: would clean %zu file%s (%s); nothing changed\n", planned,
+			plural(planned), size);
 	}
+	if (moved) {
+		human_size(size, sizeof(size), moved_bytes);
+		fprintf(out, "moved %zu file%s (%s) to %s\nundo with: leftover restore %s %s\n", moved,
+			plural(moved), size, cr->quarantine, dir, cr->stamp);
+	}
+	if (removed) {
+		human_size(size, sizeof(size), removed_bytes);
+		fprintf(out, "deleted %zu file%s (%s)\n", removed, plural(removed), size);
+	}
+	if (!opts->dry_run && !cr->done && !cr->failed && !cr->interrupted)
+		fputs("nothing to clean\n", out);
 	if (cr->failed)
 		fprintf(out, "%zu file%s could not be cleaned (see above)\n", cr->failed,
-			cr->failed == 1 ? "" : "s");
-	if (cr->interrupted) {
-		size_t n = 0;
-
-		for (i = 0; i < cr->action_count; i++)
-			n += cr->actions[i].status == LO_CLEAN_PLANNED;
-		fprintf(out, "interrupted: %zu file%s left in place\n", n, n == 1 ? "" : "s");
-	}
+			plural(cr->failed));
+	if (cr->interrupted)
+		fprintf(out, "interrupted: %zu file%s left in place\n", planned, plural(planned));
 	for (i = 0; i < res->file_count; i++)
 		if (res->files[i].verdict == LO_VERDICT_BROKEN && !lo_report_action_of(cr, &res->files[i]))
 			left++;
 	if (left)
 		fprintf(out, "%zu broken file%s left in place: still built, removing would not fix "
 			     "them (--broken does); see 'leftover scan %s'\n",
-			left, left == 1 ? "" : "s", dir);
+			left, plural(left), dir);
 }
 
 /* A JSON string, or null; a name that is not UTF-8 is shown as text output shows it. */
@@ -188,24 +204,35 @@ static int write_file(const char *path, const char *what, const lo_scan_result *
 	return 0;
 }
 
-static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enum fail_on fo)
+/*
+ * 1 when what is left in the tree fails the run: by --fail-on when given,
+ * else by the rules' [fail] on; a file a rule keeps never counts.
+ */
+static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enum fail_on fo,
+		       const lo_rules *rules)
 {
 	size_t i;
 
 	if (cr->failed || cr->interrupted)
 		return LO_EXIT_FINDINGS;
-	if (fo == FAIL_NEVER)
-		return LO_EXIT_CLEAN;
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
 		const lo_clean_action *a = lo_report_action_of(cr, f);
-		bool gone = a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED);
+		bool broken = f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE;
+		bool stale = f->verdict == LO_VERDICT_STALE;
 
-		if (gone)
+		if (a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED ||
+			  a->status == LO_CLEAN_KEPT_RULE))
 			continue;
-		if (f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE ||
-		    (f->verdict == LO_VERDICT_STALE && fo == FAIL_STALE))
+		if (fo == FAIL_RULES) {
+			unsigned on = (broken ? LO_RULES_ON_BROKEN : 0) | (stale ? LO_RULES_ON_STALE : 0) |
+				      (f->orphan == LO_TRUE ? LO_RULES_ON_ORPHAN : 0);
+
+			if (on && lo_rules_fails(rules, f->path, on))
+				return LO_EXIT_FINDINGS;
+		} else if ((fo != FAIL_NEVER && broken) || (fo == FAIL_STALE && stale)) {
 			return LO_EXIT_FINDINGS;
+		}
 	}
 	return LO_EXIT_CLEAN;
 }
@@ -254,7 +281,7 @@ int lo_cmd_clean(int argc, char **argv)
 	size_t llp_count = 0, llp_cap = 0, rule_count = 0, rule_cap = 0, i;
 	bool verbose = false, do_purge = false, progress;
 	enum fmt fmt = FMT_TEXT;
-	enum fail_on fail_on = FAIL_BROKEN;
+	enum fail_on fail_on = FAIL_RULES;
 	double days = 0;
 	int c, rc = LO_EXIT_ERROR;
 
@@ -329,11 +356,13 @@ int lo_cmd_clean(int argc, char **argv)
 		rc = purge(argv[optind], days, copts.wait);
 		goto out;
 	}
-	if (rule_count && lo_rules_load(&rules, rule_files, rule_count) < 0) {
+	/* every layer, the build tree's own .leftover/rules included, as `leftover rules DIR` shows */
+	if (lo_rules_load_tree(&rules, argv[optind], rule_files, rule_count) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		goto out;
 	}
 	sopts.rules = rules;
+	copts.rules = rules;
 	sopts.library_path = (const char *const *)llp;
 	sopts.library_path_count = llp_count;
 	progress = isatty(STDERR_FILENO) && fmt == FMT_TEXT;
@@ -365,7 +394,7 @@ int lo_cmd_clean(int argc, char **argv)
 	gha = getenv("GITHUB_ACTIONS");
 	if (gha && !strcmp(gha, "true"))
 		lo_report_write_github(fmt == FMT_TEXT ? stdout : stderr, res, cr, argv[optind]);
-	rc = exit_status(res, cr, fail_on);
+	rc = exit_status(res, cr, fail_on, rules);
 	if ((junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
 	    (sarif && write_file(sarif, "SARIF", res, cr, lo_report_write_sarif) < 0))
 		rc = LO_EXIT_ERROR;

@@ -55,6 +55,7 @@ const char *lo_clean_status_str(lo_clean_status s)
 	case LO_CLEAN_MOVED: return "moved";
 	case LO_CLEAN_REMOVED: return "removed";
 	case LO_CLEAN_KEPT_TRACKED: return "tracked";
+	case LO_CLEAN_KEPT_RULE: return "kept";
 	case LO_CLEAN_FAILED: return "failed";
 	}
 	return "unknown";
@@ -278,7 +279,7 @@ static int write_manifest(lo_clean_result *res, int stampfd, const plan *plans, 
 	json_object_set_new(doc, "stamp", json_string(res->stamp));
 	json_object_set_new(doc, "root", json_string(res->root)); /* dropped when not UTF-8 */
 	for (i = 0; i < n; i++)
-		if (plans[i].act->status == LO_CLEAN_PLANNED)
+		if (plans[i].act->status == LO_CLEAN_PLANNED && !plans[i].act->remove)
 			json_array_append_new(files, manifest_entry(&plans[i]));
 	json_object_set_new(doc, "files", files);
 	lo_buf_printf(&what, "%s/" LO_CLEAN_MANIFEST, res->quarantine);
@@ -319,7 +320,7 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		fail(res, pl->act, "left '%s' alone: it was replaced after the scan", path, 0);
 		goto out;
 	}
-	if (opts->remove) {
+	if (pl->act->remove) {
 		if (unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0) < 0) {
 			fail(res, pl->act, "cannot remove '%s'", path, errno);
 			goto out;
@@ -349,9 +350,29 @@ out:
 	lo_dpath_dispose(&dst);
 }
 
-static bool wanted(const lo_file *f, const lo_clean_opts *opts)
+/* The rule states a file is in (LO_RULES_ON_*). */
+static unsigned states_of(const lo_file *f)
 {
-	return f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN);
+	return (f->verdict == LO_VERDICT_STALE ? LO_RULES_ON_STALE : 0) |
+	       (f->verdict == LO_VERDICT_BROKEN ? LO_RULES_ON_BROKEN : 0) |
+	       (f->orphan == LO_TRUE ? LO_RULES_ON_ORPHAN : 0);
+}
+
+/* What to do with f: -1 nothing, else its action (a rule's, or the options'). */
+static int decide(const lo_file *f, const lo_clean_opts *opts)
+{
+	const lo_rule *rule = NULL;
+	unsigned on = states_of(f);
+
+	if (!on)
+		return -1;
+	if (opts->rules)
+		rule = lo_rules_rule_for(opts->rules, f->path, on);
+	if (rule && rule->action != LO_RULES_ACTION_REPORT)
+		return (int)rule->action;
+	if (f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN))
+		return opts->remove ? LO_RULES_ACTION_DELETE : LO_RULES_ACTION_QUARANTINE;
+	return -1;
 }
 
 int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts)
@@ -360,7 +381,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	lo_clean_result *res;
 	plan *plans = NULL;
 	tracked tr;
-	size_t i, n = 0, planned = 0;
+	size_t i, n = 0, planned = 0, quarantined = 0;
 	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, stampfd = -1, rc = 0;
 
 	*out = NULL;
@@ -376,34 +397,40 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	res = lo_xcalloc(1, sizeof(*res));
 	res->root = lo_xstrdup(scan->root);
 	for (i = 0; i < scan->file_count; i++)
-		if (wanted(&scan->files[i], opts))
+		if (decide(&scan->files[i], opts) >= 0)
 			n++;
 	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
 	res->action_cap = n;
 	plans = lo_xcalloc(n ? n : 1, sizeof(plan));
 	tracked_open(&tr, scan->root);
 	for (i = 0; i < scan->file_count; i++) {
+		int what = decide(&scan->files[i], opts);
 		lo_clean_action *a;
 		plan *pl;
 
-		if (!wanted(&scan->files[i], opts))
+		if (what < 0)
 			continue;
 		a = &res->actions[res->action_count];
 		pl = &plans[res->action_count++];
 		a->file = &scan->files[i];
 		a->status = LO_CLEAN_PLANNED;
+		a->remove = what == LO_RULES_ACTION_DELETE;
 		pl->act = a;
-		if (tracked_has(&tr, a->file->path)) {
+		if (what == LO_RULES_ACTION_KEEP) {
+			a->status = LO_CLEAN_KEPT_RULE;
+			res->kept++;
+		} else if (tracked_has(&tr, a->file->path)) {
 			a->status = LO_CLEAN_KEPT_TRACKED;
 			res->tracked++;
 		} else if (plan_file(res, rootfd, pl)) {
 			planned++;
+			quarantined += !a->remove;
 		}
 	}
 	tracked_close(&tr);
 	if (opts->dry_run || !planned)
 		goto out;
-	if (!opts->remove) {
+	if (quarantined) {
 		if ((rc = make_set(res, dotfd, &qfd, &stampfd)) < 0 ||
 		    (rc = write_manifest(res, stampfd, plans, res->action_count)) < 0)
 			goto out;

@@ -73,8 +73,8 @@ int lo_report_write_github(FILE *out, const lo_scan_result *res, const lo_clean_
 		char *path, *msg;
 		lo_buf file = LO_BUF_INIT;
 
-		if (f->verdict != LO_VERDICT_STALE && f->verdict != LO_VERDICT_BROKEN &&
-		    f->verdict != LO_VERDICT_UNREADABLE)
+		if ((f->verdict != LO_VERDICT_STALE && f->verdict != LO_VERDICT_BROKEN &&
+		     f->verdict != LO_VERDICT_UNREADABLE) || (a && a->status == LO_CLEAN_KEPT_RULE))
 			continue;
 		path = lo_report_quote_path(f->path);
 		msg = lo_report_summary_of(f);

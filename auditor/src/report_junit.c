@@ -37,11 +37,13 @@ static int is_case(const lo_file *f)
 	return f->verdict == LO_VERDICT_STALE || f->verdict == LO_VERDICT_BROKEN;
 }
 
+/* Moved away, or kept by a rule (which makes it no finding): a passing testcase. */
 static int is_gone(const lo_clean_result *clean, const lo_file *f)
 {
 	const lo_clean_action *a = lo_report_action_of(clean, f);
 
-	return a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED);
+	return a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED ||
+		     a->status == LO_CLEAN_KEPT_RULE);
 }
 
 int lo_report_write_junit(FILE *out, const lo_scan_result *res, const lo_clean_result *clean)
@@ -85,6 +87,8 @@ int lo_report_write_junit(FILE *out, const lo_scan_result *res, const lo_clean_r
 			if (a->status == LO_CLEAN_MOVED && clean->quarantine) {
 				fputs("; moved to ", out);
 				put_xml(out, clean->quarantine);
+			} else if (a->status == LO_CLEAN_KEPT_RULE) {
+				fputs("; kept: a rule says keep", out);
 			} else {
 				fputs("; deleted", out);
 			}

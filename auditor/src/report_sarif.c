@@ -150,12 +150,15 @@ int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_r
 	json_object_set_new(run, "originalUriBaseIds", base);
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
+		const lo_clean_action *a;
 
 		for (k = 0; k < sizeof(rules) / sizeof(rules[0]); k++)
 			if (rules[k].verdict == f->verdict)
 				break;
-		if (k < sizeof(rules) / sizeof(rules[0]))
-			json_array_append_new(results, result_of(f, lo_report_action_of(clean, f), k));
+		a = lo_report_action_of(clean, f);
+		/* a file a rule keeps is, by that rule, no finding */
+		if (k < sizeof(rules) / sizeof(rules[0]) && !(a && a->status == LO_CLEAN_KEPT_RULE))
+			json_array_append_new(results, result_of(f, a, k));
 	}
 	json_object_set_new(run, "results", results);
 	json_object_set_new(run, "columnKind", json_string("unicodeCodePoints"));

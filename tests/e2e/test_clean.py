@@ -139,6 +139,52 @@ def test_usage_errors():
     assert lotest.leftover("restore", "--help").returncode == 0
 
 
+# ---- rule actions ----------------------------------------------------------------
+
+RULES = """[rule "vendored"]
+	match = keep/**
+	action = keep
+[rule "scratch"]
+	match = del/**
+	action = delete
+[rule "plugins"]
+	match = q/**
+	on = broken
+	action = quarantine
+"""
+
+
+def test_rule_actions_keep_delete_quarantine():
+    d = lotest.workdir("clean-rules")
+    build = d / "build"
+    for sub in ("keep", "del", "q", "plain"):
+        lotest.cc(build / sub / ("lib%s.so" % sub), BROKEN_C)
+        for c in (build / sub).glob("*.c"):
+            c.unlink()
+    # the build tree's own rule layer lives next to the quarantine
+    (build / ".leftover").mkdir()
+    (build / ".leftover" / "rules").write_text(RULES)
+    r = lotest.leftover("clean", "--verbose", "--junit", d / "j.xml", build)
+    assert r.returncode == 1, r  # plain/ is broken, no rule, no --broken: still there
+    assert (build / "keep" / "libkeep.so").exists() and (build / "plain" / "libplain.so").exists()
+    assert not (build / "del").exists() and not (build / "q").exists()
+    assert "kept keep/libkeep.so: a rule says keep" in r.stdout, r.stdout
+    assert "deleted 1 file" in r.stdout and "moved 1 file" in r.stdout, r.stdout
+    junit = (d / "j.xml").read_text()
+    assert 'tests="4" failures="1"' in junit, junit
+    (manifest,) = build.glob(".leftover/quarantine/*/manifest.json")
+    assert [e["path"] for e in json.loads(manifest.read_text())["files"]] == ["q/libq.so"]
+    assert (build / ".leftover" / "rules").read_text() == RULES
+    # with plain/ gone too the kept file is no finding: exit 0
+    r = lotest.leftover("clean", "--broken", build)
+    assert r.returncode == 0, r
+    assert (build / "keep" / "libkeep.so").exists()
+    assert lotest.leftover("restore", build).returncode == 0
+    assert lotest.leftover("restore", build).returncode == 0
+    assert (build / "q" / "libq.so").exists() and (build / "plain" / "libplain.so").exists()
+    assert not (build / "del").exists()
+
+
 # ---- symlink escapes -----------------------------------------------------------
 
 def test_symlinks_out_of_the_root():

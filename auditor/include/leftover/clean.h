@@ -14,7 +14,9 @@
  * symlink met on the way, including a directory swapped for one after the
  * scan, makes that one file fail instead of leading outside the root. A
  * symlink that is itself the finding is moved as a link, never its target.
- * A file tracked in git is never touched. One clean or restore at a time
+ * A file tracked in git is never touched, nor one a [rule] marks `keep`;
+ * a rule's `quarantine` or `delete` action decides for the files it
+ * matches, whatever their verdict (rules.h). One clean or restore at a time
  * per tree: ROOT/.leftover/lock is held with flock() for the whole run.
  */
 #ifndef LEFTOVER_CLEAN_H
@@ -43,6 +45,7 @@ typedef struct lo_clean_opts {
 	 * stays moved, the rest stays LO_CLEAN_PLANNED and res->interrupted is set.
 	 */
 	volatile sig_atomic_t *stop;
+	const lo_rules *rules; /* borrowed; the [rule] actions apply when not NULL */
 } lo_clean_opts;
 
 typedef enum lo_clean_status {
@@ -50,12 +53,14 @@ typedef enum lo_clean_status {
 	LO_CLEAN_MOVED,       /* now in the quarantine */
 	LO_CLEAN_REMOVED,     /* unlinked (--delete) */
 	LO_CLEAN_KEPT_TRACKED, /* tracked in git: left alone */
+	LO_CLEAN_KEPT_RULE,   /* a [rule] says keep: left alone, not a finding */
 	LO_CLEAN_FAILED,      /* could not be moved; `error` says why */
 } lo_clean_status;
 
 typedef struct lo_clean_action {
 	const lo_file *file; /* borrowed from the scan result */
 	lo_clean_status status;
+	bool remove;  /* unlinked rather than quarantined (--delete or a rule) */
 	uint64_t size;
 	char *error; /* owned, or NULL */
 } lo_clean_action;
@@ -66,7 +71,7 @@ typedef struct lo_clean_result {
 	char *quarantine; /* ROOT/.leftover/quarantine/STAMP, or NULL; owned */
 	lo_clean_action *actions; /* one per file acted on, in scan order */
 	size_t action_count, action_cap;
-	size_t done, failed, tracked; /* moved or removed; failed; kept as tracked */
+	size_t done, failed, tracked, kept; /* moved or removed; failed; tracked; kept by a rule */
 	bool interrupted;             /* opts->stop was set: files were left in place */
 	uint64_t bytes;               /* size of what was moved or removed */
 } lo_clean_result;

@@ -6,7 +6,8 @@
  * a note saying where it went). SARIF 2.1.0: one result per stale, broken
  * or unreadable file, for code-scanning uploads. GitHub Actions workflow
  * commands: one ::error or ::warning line per finding, so the job's page
- * shows them. `clean` may be NULL (a plain scan).
+ * shows them. `clean` may be NULL (a plain scan). A file clean kept by a
+ * rule's `keep` is no finding: a passing testcase, no result, no annotation.
  */
 #ifndef LEFTOVER_REPORT_CI_H
 #define LEFTOVER_REPORT_CI_H
