@@ -13,9 +13,11 @@
 # and plain `ctest` (or `ctest -R mytest`) runs the audit first. With CLEAN
 # the audit is `leftover clean` (stale artifacts go to the quarantine, undone
 # by `leftover restore <dir>`); without it, a dry run that changes nothing.
-# FAIL_ON says what fails the audit (default broken: something that would
-# not load is still in the tree). BUILD_DIR defaults to the top of the build
-# tree. ARGS go to leftover as they are (--broken, --python, --rules, ...).
+# FAIL_ON says what left in the tree fails the audit: broken (a file that
+# would not load), stale (that, or a stale file) or never; by default the
+# rules' [fail] on decides (stale unless a rule file says otherwise).
+# BUILD_DIR defaults to the top of the build tree. ARGS go to leftover as
+# they are (--broken, --python, --rules, ...).
 #
 # The program is LEFTOVER_EXECUTABLE: set it to choose; else the `leftover`
 # target when this is leftover's own build, else the program installed next
@@ -39,10 +41,7 @@ function(leftover_add_audit name)
   if(NOT arg_BUILD_DIR)
     set(arg_BUILD_DIR "${CMAKE_BINARY_DIR}")
   endif()
-  if(NOT arg_FAIL_ON)
-    set(arg_FAIL_ON broken)
-  endif()
-  if(NOT arg_FAIL_ON MATCHES "^(broken|stale|never)$")
+  if(DEFINED arg_FAIL_ON AND NOT arg_FAIL_ON MATCHES "^(broken|stale|never)$")
     message(FATAL_ERROR "leftover_add_audit(${name}): FAIL_ON must be broken, stale or never, "
                         "not '${arg_FAIL_ON}'")
   endif()
@@ -55,7 +54,10 @@ function(leftover_add_audit name)
                         "set LEFTOVER_EXECUTABLE")
   endif()
   # --wait: a target and its test may run at once (ctest -j, a second shell)
-  set(cmd "${exe}" clean --wait --fail-on ${arg_FAIL_ON} ${arg_ARGS})
+  set(cmd "${exe}" clean --wait ${arg_ARGS})
+  if(DEFINED arg_FAIL_ON)
+    list(APPEND cmd --fail-on ${arg_FAIL_ON})
+  endif()
   if(NOT arg_CLEAN)
     list(APPEND cmd --dry-run)
   endif()
