@@ -45,7 +45,7 @@ static const char usage_text[] =
 	"  --format FMT           text (default) | json | junit | sarif, on standard output\n"
 	"  --junit FILE           also write a JUnit XML report to FILE\n"
 	"  --sarif FILE           also write a SARIF 2.1.0 log to FILE\n"
-	"  --python PATH, --host PATH, --library-path DIRS, --rules FILE\n"
+	"  --python PATH, --host PATH, --library-path DIRS, --rules FILE, -j, --jobs N\n"
 	"                         as for 'leftover scan'\n"
 	"  --purge-quarantine     remove quarantine sets instead (all, or --older-than DAYS)\n"
 	"  -v, --verbose          list every file acted on\n"
@@ -265,6 +265,7 @@ int lo_cmd_clean(int argc, char **argv)
 		{ "host", required_argument, NULL, 'H' },
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "rules", required_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "purge-quarantine", no_argument, NULL, 'P' },
 		{ "older-than", required_argument, NULL, 'O' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -288,7 +289,7 @@ int lo_cmd_clean(int argc, char **argv)
 	memset(&sopts, 0, sizeof(sopts));
 	memset(&copts, 0, sizeof(copts));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "nvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nj:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': copts.broken = true; break;
 		case 'D': copts.remove = true; break;
@@ -329,6 +330,16 @@ int lo_cmd_clean(int argc, char **argv)
 			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
 			rule_files[rule_count++] = optarg;
 			break;
+		case 'j': {
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || n == 0 || n > 1024) {
+				lo_cli_error("clean: --jobs takes a number from 1 to 1024, not '%s'", optarg);
+				goto out;
+			}
+			sopts.jobs = (unsigned)n;
+			break;
+		}
 		case 'P': do_purge = true; break;
 		case 'O':
 			days = strtod(optarg, &end);
