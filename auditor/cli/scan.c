@@ -10,6 +10,7 @@
 #include "leftover/buf.h"
 #include "leftover/error.h"
 #include "leftover/report.h"
+#include "leftover/report_ci.h"
 #include "leftover/rules.h"
 #include "leftover/scan.h"
 
@@ -18,7 +19,7 @@ static const char usage_text[] =
 	"\n"
 	"Find the artifacts under each DIR that would not load, without running them.\n"
 	"\n"
-	"  --format text|json     output format (default: text)\n"
+	"  --format FORMAT        text (default), json, junit or sarif\n"
 	"  --python PATH          interpreter that imports the Python extension modules\n"
 	"                         (default: from CMakeCache.txt, else python3 on PATH)\n"
 	"  --host PATH            program that loads the other shared objects\n"
@@ -52,7 +53,8 @@ int lo_cmd_scan(int argc, char **argv)
 	char **llp = NULL;
 	const char **rule_files = NULL;
 	size_t llp_count = 0, llp_cap = 0, rule_count = 0, rule_cap = 0, i;
-	bool json = false, verbose = false;
+	enum { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF } format = FMT_TEXT;
+	bool verbose = false;
 	int c, rc = LO_EXIT_ERROR;
 
 	memset(&opts, 0, sizeof(opts));
@@ -61,9 +63,14 @@ int lo_cmd_scan(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "json"))
-				json = true;
+				format = FMT_JSON;
+			else if (!strcmp(optarg, "junit"))
+				format = FMT_JUNIT;
+			else if (!strcmp(optarg, "sarif"))
+				format = FMT_SARIF;
 			else if (strcmp(optarg, "text")) {
-				lo_cli_error("scan: unknown format '%s' (text or json)", optarg);
+				lo_cli_error("scan: unknown format '%s' (text, json, junit or sarif)",
+					     optarg);
 				goto out;
 			}
 			break;
@@ -110,8 +117,12 @@ int lo_cmd_scan(int argc, char **argv)
 		lo_cli_error("%s", lo_error_last());
 		goto out;
 	}
-	if (json)
+	if (format == FMT_JSON)
 		lo_report_write_json(stdout, res);
+	else if (format == FMT_JUNIT)
+		lo_report_write_junit(stdout, res, NULL);
+	else if (format == FMT_SARIF)
+		lo_report_write_sarif(stdout, res, NULL);
 	else
 		lo_report_write_text(stdout, res,
 				     (lo_cli_use_color(stdout) ? LO_REPORT_COLOR : 0) |
