@@ -26,13 +26,14 @@ static const char usage_text[] =
 	"                         (default: a plain C program)\n"
 	"  --library-path DIRS    colon-separated directories standing for LD_LIBRARY_PATH\n"
 	"                         (the tool's own environment is never used)\n"
-	"  --rules FILE           read this rule file too (repeatable)\n"
+	"  --rules FILE           read this rule file last (repeatable; see\n"
+	"                         'leftover rules' for the layers before it)\n"
 	"  -j, --jobs N           threads to walk and judge with (default: one per core)\n"
 	"  -v, --verbose          also list files that are fine, and every path tried\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 nothing broken, stale or unreadable; 1 findings; 2 usage or\n"
-	"environment error.\n";
+	"environment error. Rules can change what counts ([fail] on, action = keep).\n";
 
 int lo_cmd_scan(int argc, char **argv)
 {
@@ -106,7 +107,8 @@ int lo_cmd_scan(int argc, char **argv)
 		fputs(usage_text, stderr);
 		goto out;
 	}
-	if (rule_count && lo_rules_load(&rules, rule_files, rule_count) < 0) {
+	/* Every layer of the first tree; bad rules stop the scan before it starts. */
+	if (lo_rules_load_tree(&rules, argv[optind], rule_files, rule_count) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		goto out;
 	}
@@ -127,10 +129,11 @@ int lo_cmd_scan(int argc, char **argv)
 		lo_report_write_text(stdout, res,
 				     (lo_cli_use_color(stdout) ? LO_REPORT_COLOR : 0) |
 					     (verbose ? LO_REPORT_VERBOSE : 0));
-	rc = res->summary.by_verdict[LO_VERDICT_BROKEN] || res->summary.by_verdict[LO_VERDICT_STALE] ||
-			     res->summary.by_verdict[LO_VERDICT_UNREADABLE]
-		     ? LO_EXIT_FINDINGS
-		     : LO_EXIT_CLEAN;
+	/* [fail] on and `action = keep` rules decide which findings count. */
+	rc = LO_EXIT_CLEAN;
+	for (i = 0; i < res->file_count; i++)
+		if (lo_rules_fails(rules, res->files[i].path, lo_file_rule_states(&res->files[i])))
+			rc = LO_EXIT_FINDINGS;
 out:
 	lo_scan_result_free(res);
 	lo_rules_free(rules);

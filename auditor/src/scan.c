@@ -288,6 +288,22 @@ static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host
 	return 0;
 }
 
+/* The host for a program a [host] rule names, kept with the interpreters by path. */
+static int host_get_program(scan *s, const char *program, const lo_host **out)
+{
+	lo_host *h;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
+		if ((err = lo_host_new(&h, s->resolver, program)) == 0)
+			lo_map_put(s->python_hosts, program, h);
+	}
+	pthread_mutex_unlock(&s->lock);
+	*out = h;
+	return err;
+}
+
 static int host_get(scan *s, lo_kind kind, const char *dir, const lo_host **out)
 {
 	int err;
@@ -444,8 +460,10 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
 	const lo_host *host = NULL;
+	const char *ruled;
 	lo_load *load;
-	size_t i;
+	size_t i, waived = 0;
+	bool given;
 	int err = lo_resolver_read(s->resolver, abs, &e);
 
 	if (err == LO_ENOTELF) {
@@ -468,25 +486,37 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 							    : "an executable, which dlopen refuses");
 		return 0;
 	}
-	{
+	/* A [host] rule names the program, unless --python or --host did. */
+	ruled = lo_rules_host_for(s->rules, f->path);
+	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
+	if (ruled && !given) {
+		err = host_get_program(s, ruled, &host);
+	} else {
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 
 		err = host_get(s, f->kind, dir, &host);
 		free(dir);
-		if (err < 0)
-			return err;
 	}
-	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host))
+	if (err < 0)
+		return err;
+	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || (ruled && !given))
 		f->host = lo_xstrdup(lo_host_name(host));
 	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
 	for (i = 0; i < lo_load_problem_count(load); i++) {
 		const lo_problem *p = lo_load_problem_at(load, i);
 
+		/* symbols the rules say the host provides, or that never matter */
+		if (p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol &&
+		    (lo_rules_symbol_ignored(s->rules, p->symbol) ||
+		     lo_rules_symbol_provided(s->rules, f->path, p->symbol))) {
+			waived++;
+			continue;
+		}
 		lo_file_add_reason(f, lo_problem_kind_str(p->kind), p->symbol, p->version,
 				   p->library ? rel_to_root(s, p->library) : NULL,
 				   rel_to_root(s, p->object), p->detail);
 	}
-	f->loads = lo_load_ok(load) ? LO_TRUE : LO_FALSE;
+	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
 	f->verdict = f->loads == LO_TRUE ? LO_VERDICT_OK : LO_VERDICT_BROKEN;
 	lo_load_free(load);
 	return 0;
@@ -629,6 +659,34 @@ static void collect_files(scan *s)
 	}
 	res->file_count = n;
 }
+unsigned lo_file_rule_states(const lo_file *f)
+{
+	unsigned on = 0;
+
+	if (f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE)
+		on |= LO_RULES_ON_BROKEN;
+	if (f->verdict == LO_VERDICT_STALE)
+		on |= LO_RULES_ON_STALE;
+	if (f->orphan == LO_TRUE)
+		on |= LO_RULES_ON_ORPHAN;
+	return on;
+}
+
+/* The sentence a [rule] gives a finding (why such a file goes stale), as a reason "rule". */
+static void add_rule_reasons(scan *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->res->file_count; i++) {
+		lo_file *f = &s->res->files[i];
+		unsigned on = lo_file_rule_states(f);
+		const lo_rule *ru = on ? lo_rules_rule_for(s->rules, f->path, on) : NULL;
+
+		if (ru && ru->reason)
+			lo_file_add_reason(f, "rule", NULL, NULL, NULL, NULL, ru->reason);
+	}
+}
+
 /* The deepest directory containing every root. */
 static char *common_root(char *const *roots, size_t n)
 {
@@ -713,7 +771,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	if (opts && opts->rules) {
 		s.rules = opts->rules;
 	} else {
-		if ((err = lo_rules_load(&own_rules, NULL, 0)) < 0)
+		if ((err = lo_rules_load_tree(&own_rules, s.roots[0], NULL, 0)) < 0)
 			goto out;
 		s.rules = own_rules;
 	}
@@ -738,6 +796,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	if ((err = judge_all(&s)) < 0)
 		goto out;
 	collect_files(&s);
+	add_rule_reasons(&s);
 	for (i = 0; i < s.res->file_count; i++)
 		s.res->summary.by_verdict[s.res->files[i].verdict]++;
 	s.res->summary.files = s.res->file_count;

@@ -70,7 +70,7 @@ typedef struct lo_scan_opts {
 	const char *host;    /* --host: the program loading other shared objects, or NULL */
 	const char *const *library_path; /* --library-path entries */
 	size_t library_path_count;
-	const lo_rules *rules; /* borrowed; NULL loads the defaults */
+	const lo_rules *rules; /* borrowed; NULL loads every layer for the first root */
 	unsigned jobs;         /* threads; 0 means one per online core */
 } lo_scan_opts;
 
@@ -87,6 +87,9 @@ void lo_scan_result_free(lo_scan_result *res);
 lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 			      const char *version, const char *library, const char *object,
 			      const char *detail);
+
+/* The states of f a [rule] can be `on` (LO_RULES_ON_*; unreadable counts as broken). */
+unsigned lo_file_rule_states(const lo_file *f);
 
 const char *lo_kind_str(lo_kind k);
 const char *lo_verdict_str(lo_verdict v);
