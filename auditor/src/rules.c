@@ -803,7 +803,8 @@ static char *path_lookup(const char *name)
 /*
  * Resolve a host program: `${cmake:A|B}` (the first of the CMakeCache
  * variables that is set; none set leaves the host without a program), a
- * path (relative ones next to the rule file), or a name on PATH.
+ * path (relative ones next to the rule file), or a name on PATH. Only the
+ * last two are checked here: they are what the rule's author wrote.
  */
 static int host_set_program(lo_rules *r, host *h, const entry *e)
 {
@@ -831,8 +832,13 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 			free(var);
 			p = bar + 1;
 		}
-		if (!prog)
-			return 0;
+		/*
+		 * A cached path that is gone (a deleted venv) is the tree's problem,
+		 * not the rule's: the scan reports it when it needs the host, and
+		 * --python or --host still replace it.
+		 */
+		h->program = prog;
+		return 0;
 	} else if (!*v) {
 		return entry_error(r, e, "empty program");
 	} else if (!strchr(v, '/')) {

@@ -289,15 +289,23 @@ static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host
 }
 
 /* The host for a program a [host] rule names, kept with the interpreters by path. */
-static int host_get_program(scan *s, const char *program, const lo_host **out)
+static int host_get_program(scan *s, const char *program, const char *name, const lo_host **out)
 {
 	lo_host *h;
 	int err = 0;
 
 	pthread_mutex_lock(&s->lock);
 	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
-		if ((err = lo_host_new(&h, s->resolver, program)) == 0)
+		if ((err = lo_host_new(&h, s->resolver, program)) == 0) {
 			lo_map_put(s->python_hosts, program, h);
+		} else {
+			char *msg = lo_xstrdup(lo_error_last());
+
+			err = lo_error_set(err, "%s (the program of [host \"%s\"] in the rules; "
+					   "'leftover rules --show-origin' says where it is set, "
+					   "--python or --host replace it)", msg, name);
+			free(msg);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	*out = h;
@@ -490,7 +498,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	ruled = lo_rules_host_for(s->rules, f->path);
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
 	if (ruled && !given) {
-		err = host_get_program(s, ruled, &host);
+		err = host_get_program(s, ruled, lo_rules_host_name_for(s->rules, f->path), &host);
 	} else {
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 

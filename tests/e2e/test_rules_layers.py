@@ -94,12 +94,23 @@ def test_bad_rules_in_a_layer_name_file_line_and_key():
     (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n\tprogram = ${cmake:APP_EXE}\n")
     # an unset ${cmake:VAR} leaves the host without a program: no error
     assert rules(xdg, build).returncode == 0
-    cache = build / "CMakeCache.txt"
-    cache.write_text(cache.read_text() + "APP_EXE:FILEPATH=%s/no-such-app\n" % d)
+    # a program the rule names that does not exist is the rule's error
+    (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n\tprogram = %s/no-such-app\n" % d)
     p = rules(xdg, build)
     assert p.returncode == 2, p
     assert ("%s:3: host.app.program: host program '%s/no-such-app' does not exist"
             % (src / ".leftover", d)) in p.stderr, p.stderr
+    # one the build tree's cache names is the tree's: the scan needing it says so,
+    # and --host replaces it
+    (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n\tprogram = ${cmake:APP_EXE}\n")
+    cache = build / "CMakeCache.txt"
+    cache.write_text(cache.read_text() + "APP_EXE:FILEPATH=%s/gone-app\n" % d)
+    assert rules(xdg, build).returncode == 0
+    env = {"XDG_CONFIG_HOME": str(xdg)}
+    p = lotest.run([lotest.LEFTOVER, "scan", build], env=env, check=False)
+    assert p.returncode == 2 and "%s/gone-app" % d in p.stderr and "[host \"app\"]" in p.stderr, p
+    p = lotest.run([lotest.LEFTOVER, "scan", "--host", "/bin/sh", build], env=env, check=False)
+    assert p.returncode == 0, p
 
 
 def test_check_validates_one_file():
