@@ -312,6 +312,42 @@ static void test_origin_names_file_and_line_through_includes(void **state)
 	lo_rules_free(r);
 }
 
+static void test_lines_survive_continuations_quotes_and_old_headers(void **state)
+{
+	const char *f = write_rules("syntax-lines.rules",
+				    "; comment with [brackets] and \"quotes\"\n"
+				    "[rule \"a\"] match = x/*.so\n"
+				    "\treason = \"one # not a comment \\\n"
+				    "continued\" ; a comment\n"
+				    "[RULE \"a\"]\n"
+				    "\tACTION = keep\n"
+				    "[symbols]\n"
+				    "\tignore = __gcov_*\n");
+	origin_seen o;
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
+	memset(&o, 0, sizeof(o));
+	strcpy(o.name, "rule.a.match");
+	lo_rules_foreach(r, find_origin, &o);
+	assert_int_equal(o.line, 2);
+	memset(&o, 0, sizeof(o));
+	strcpy(o.name, "rule.a.reason");
+	lo_rules_foreach(r, find_origin, &o);
+	assert_int_equal(o.line, 3);
+	assert_string_equal(o.value, "one # not a comment continued");
+	memset(&o, 0, sizeof(o));
+	strcpy(o.name, "rule.a.action");
+	lo_rules_foreach(r, find_origin, &o);
+	assert_int_equal(o.line, 6);
+	memset(&o, 0, sizeof(o));
+	strcpy(o.name, "symbols.ignore");
+	lo_rules_foreach(r, find_origin, &o);
+	assert_int_equal(o.line, 8);
+	assert_int_equal(lo_rules_rule_for(r, "x/a.so", LO_RULES_ON_BROKEN)->action, LO_RULES_ACTION_KEEP);
+	lo_rules_free(r);
+}
+
 /* Loading `text` fails, and the message contains each of the `want` strings. */
 static void assert_bad(const char *name, const char *text, const char *want1, const char *want2)
 {
@@ -412,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_symbols_hosts_and_rules),
 		cmocka_unit_test(test_fail_on_and_keep_decide_the_exit_status),
 		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
+		cmocka_unit_test(test_lines_survive_continuations_quotes_and_old_headers),
 		cmocka_unit_test(test_bad_rules_name_file_line_and_key),
 		cmocka_unit_test(test_a_bare_name_reads_a_shipped_extra),
 		cmocka_unit_test(test_missing_given_file_is_an_error),
