@@ -16,7 +16,8 @@
  * multivalued keys (patterns) accumulate and the last matching pattern
  * decides. A bad rule anywhere fails the whole load, with the file, the
  * line and the key in the message, so a scan never starts on rules that
- * do not mean what their author thinks.
+ * do not mean what their author thinks. A loaded lo_rules is never
+ * changed, so its queries may be called from several threads at once.
  */
 #ifndef LEFTOVER_RULES_H
 #define LEFTOVER_RULES_H
