@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"  --rules FILE           read this rule file last (repeatable; see\n"
 	"                         'leftover rules' for the layers before it)\n"
 	"  -j, --jobs N           threads to walk and judge with (default: one per core)\n"
+	"  --reconfigure          run `cmake DIR` when its File API reply is missing or old\n"
+	"  --all                  also list orphaned object and bookkeeping files\n"
 	"  -v, --verbose          also list files that are fine, and every path tried\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -44,6 +46,8 @@ int lo_cmd_scan(int argc, char **argv)
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "reconfigure", no_argument, NULL, 'R' },
+		{ "all", no_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -93,6 +97,8 @@ int lo_cmd_scan(int argc, char **argv)
 			opts.jobs = (unsigned)n;
 			break;
 		}
+		case 'R': opts.reconfigure = true; break;
+		case 'A': opts.all = true; break;
 		case 'v': verbose = true; break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -193,11 +193,18 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
 	}
-	if (shown || (flags & LO_REPORT_VERBOSE))
-		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped\n",
+	for (i = 0; i < res->note_count; i++)
+		fprintf(out, "note: %s\n", res->notes[i]);
+	if (shown || (flags & LO_REPORT_VERBOSE)) {
+		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped",
 			sm->files, sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
 			sm->by_verdict[LO_VERDICT_STALE], sm->by_verdict[LO_VERDICT_UNREADABLE],
 			sm->by_verdict[LO_VERDICT_SKIPPED]);
+		if (sm->bookkeeping)
+			fprintf(out, "; %zu orphaned object and bookkeeping files not listed (--all)",
+				sm->bookkeeping);
+		fputc('\n', out);
+	}
 	return ferror(out) ? -1 : 0;
 }
 
@@ -250,6 +257,8 @@ static json_t *reason_json(const lo_reason *r)
 	json_object_set_new(o, "library", jstr(r->library));
 	json_object_set_new(o, "object", jstr(r->object));
 	json_object_set_new(o, "detail", jstr(r->detail));
+	if (r->evidence)
+		json_object_set_new(o, "evidence", json_string(r->evidence));
 	return o;
 }
 
@@ -279,7 +288,15 @@ int lo_report_write_json(FILE *out, const lo_scan_result *res)
 		json_array_append_new(files, o);
 	}
 	json_object_set_new(doc, "files", files);
+	{
+		json_t *notes = json_array();
+
+		for (i = 0; i < res->note_count; i++)
+			json_array_append_new(notes, jstr(res->notes[i]));
+		json_object_set_new(doc, "notes", notes);
+	}
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
+	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
 	for (i = 0; i <= LO_VERDICT_SKIPPED; i++)
 		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
 				    json_integer((json_int_t)res->summary.by_verdict[i]));

@@ -34,6 +34,7 @@
 #include <elf.h>
 
 #include "leftover/buf.h"
+#include "leftover/buildsys.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
@@ -43,6 +44,8 @@
 /* What the walk found worth a look. */
 typedef struct item {
 	char *abs;        /* absolute path; owned */
+	size_t root;      /* index of the scanned root it is under */
+	bool orphan_only; /* not a candidate: listed because the build system disowns it */
 	unsigned char type;
 	int err;          /* directory that could not be read */
 } item;
@@ -74,6 +77,8 @@ typedef struct scan {
 	atomic_int failed;     /* first error of a judging worker */
 	char failed_msg[1024]; /* and its message */
 	const char *root;      /* the root being walked */
+	size_t root_index;
+	lo_buildsys **bs;      /* per root: its build system model, or NULL */
 } scan;
 
 const char *lo_kind_str(lo_kind k)
@@ -117,6 +122,7 @@ lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 	r->library = dup_or_null(library);
 	r->object = dup_or_null(object);
 	r->detail = dup_or_null(detail);
+	r->evidence = NULL;
 	return r;
 }
 
@@ -138,6 +144,7 @@ static void file_dispose(lo_file *f)
 		free(r->library);
 		free(r->object);
 		free(r->detail);
+		free(r->evidence);
 	}
 	free(f->reasons);
 	free(f->path);
@@ -154,6 +161,9 @@ void lo_scan_result_free(lo_scan_result *res)
 	for (i = 0; i < res->file_count; i++)
 		file_dispose(&res->files[i]);
 	free(res->files);
+	for (i = 0; i < res->note_count; i++)
+		free(res->notes[i]);
+	free(res->notes);
 	free(res->root);
 	free(res);
 }
@@ -164,44 +174,16 @@ char *lo_scan_cmake_python(const char *build_dir)
 {
 	static const char *const vars[] = { "Python3_EXECUTABLE", "Python_EXECUTABLE",
 					    "PYTHON_EXECUTABLE" };
-	char *found[3] = { NULL, NULL, NULL };
-	char line[PATH_MAX + 128];
-	lo_buf path = LO_BUF_INIT;
-	FILE *f;
 	size_t i;
 
-	lo_buf_printf(&path, "%s/CMakeCache.txt", build_dir);
-	f = fopen(lo_buf_cstr(&path), "re");
-	lo_buf_dispose(&path);
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		for (i = 0; i < 3; i++) {
-			size_t n = strlen(vars[i]);
-			char *eq, *end;
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		char *v = lo_buildsys_cache_value(build_dir, vars[i]);
 
-			/* NAME:TYPE=VALUE */
-			if (strncmp(line, vars[i], n) || line[n] != ':' || !(eq = strchr(line, '=')))
-				continue;
-			end = eq + strlen(eq);
-			while (end > eq + 1 && (end[-1] == '\n' || end[-1] == '\r'))
-				*--end = '\0';
-			if (!found[i] && eq[1] && strstr(eq + 1, "NOTFOUND") == NULL)
-				found[i] = lo_xstrdup(eq + 1);
-		}
+		if (v && *v && !strstr(v, "NOTFOUND"))
+			return v;
+		free(v);
 	}
-	fclose(f);
-	for (i = 0; i < 3 && !found[i]; i++)
-		;
-	{
-		char *best = i < 3 ? found[i] : NULL;
-		size_t j;
-
-		for (j = 0; j < 3; j++)
-			if (found[j] != best)
-				free(found[j]);
-		return best;
-	}
+	return NULL;
 }
 
 /* `python3` as the shell would find it on PATH; owned, or NULL. */
@@ -334,6 +316,8 @@ static void add_item(scan *s, unsigned worker, const char *rel, unsigned char ty
 	it->abs = NULL;
 	if (asprintf(&it->abs, "%s/%s", s->root, rel) < 0)
 		abort();
+	it->root = s->root_index;
+	it->orphan_only = false;
 	it->type = type;
 	it->err = err;
 }
@@ -593,6 +577,50 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 	return judge_elf(s, f, it->abs);
 }
 
+/*
+ * What the build system says of the file in `f`: still produced, orphan
+ * (then the verdict is stale, whether or not it loads), or unknown.
+ */
+static void judge_orphan(scan *s, lo_file *f, const item *it)
+{
+	const lo_buildsys *bs = s->bs ? s->bs[it->root] : NULL;
+	const char *root = s->roots[it->root];
+	size_t rlen = strlen(root);
+	lo_orphan_verdict v;
+	lo_reason *r;
+	char *abs;
+
+	if (!bs || !f->path)
+		return;
+	if (f->path[0] == '/')
+		abs = lo_xstrdup(f->path);
+	else if (asprintf(&abs, "%s%s%s", s->res->root, strcmp(s->res->root, "/") ? "/" : "",
+			  f->path) < 0)
+		abort();
+	if (strncmp(abs, root, rlen) || abs[rlen] != '/') {
+		free(abs);
+		return;
+	}
+	lo_buildsys_judge(bs, abs + rlen + 1, &v);
+	free(abs);
+	if (v.orphan < 0)
+		return;
+	f->orphan = v.orphan ? LO_TRUE : LO_FALSE;
+	if (!v.orphan)
+		return;
+	if (f->verdict != LO_VERDICT_UNREADABLE)
+		f->verdict = LO_VERDICT_STALE;
+	r = lo_file_add_reason(f, "orphan", NULL, NULL, NULL, NULL, v.detail);
+	r->evidence = lo_xstrdup(lo_orphan_evidence_str(v.evidence));
+}
+
+/* A file listed only because the build system disowns it: any type. */
+static void judge_orphan_only(scan *s, lo_file *slot, const item *it)
+{
+	new_file(s, slot, it->abs);
+	slot->verdict = LO_VERDICT_OK;
+}
+
 static void *judge_worker(void *arg)
 {
 	scan *s = arg;
@@ -603,7 +631,9 @@ static void *judge_worker(void *arg)
 
 		if (atomic_load(&s->failed))
 			break;
-		if ((err = judge_item(s, &s->judged[i], &s->items[i])) < 0) {
+		if (s->items[i].orphan_only)
+			judge_orphan_only(s, &s->judged[i], &s->items[i]);
+		else if ((err = judge_item(s, &s->judged[i], &s->items[i])) < 0) {
 			int none = 0;
 
 			/* the first failure's message is the one reported; messages are per thread */
@@ -611,6 +641,7 @@ static void *judge_worker(void *arg)
 				snprintf(s->failed_msg, sizeof(s->failed_msg), "%s", lo_error_last());
 			break;
 		}
+		judge_orphan(s, &s->judged[i], &s->items[i]);
 	}
 	return NULL;
 }
@@ -695,6 +726,46 @@ static void add_rule_reasons(scan *s)
 	}
 }
 
+/*
+ * Orphans the rules did not make candidates (a stale .py, a header, data)
+ * are listed too; orphaned bookkeeping (objects, CMakeFiles/) only with
+ * --all, counted otherwise.
+ */
+static void add_orphan_items(scan *s, size_t root)
+{
+	const lo_buildsys *bs = s->bs[root];
+	const char *n;
+	size_t i;
+
+	for (i = 0; (n = lo_buildsys_note(bs, i)); i++) {
+		lo_scan_result *res = s->res;
+
+		lo_array_grow(&res->notes, &res->note_cap, res->note_count + 1, sizeof(char *));
+		if (asprintf(&res->notes[res->note_count++], "%s: %s", s->roots[root], n) < 0)
+			abort();
+	}
+	for (i = 0; i < lo_buildsys_orphan_count(bs); i++) {
+		const char *rel = lo_buildsys_orphan_at(bs, i);
+		item *it;
+
+		if (lo_rules_is_candidate(s->rules, rel))
+			continue; /* the walk has it */
+		if (lo_buildsys_is_bookkeeping(rel) && !(s->opts && s->opts->all)) {
+			s->res->summary.bookkeeping++;
+			continue;
+		}
+		lo_array_grow(&s->items, &s->item_cap, s->item_count + 1, sizeof(item));
+		it = &s->items[s->item_count++];
+		it->abs = NULL;
+		if (asprintf(&it->abs, "%s/%s", s->roots[root], rel) < 0)
+			abort();
+		it->root = root;
+		it->orphan_only = true;
+		it->type = DT_REG;
+		it->err = 0;
+	}
+}
+
 /* The deepest directory containing every root. */
 static char *common_root(char *const *roots, size_t n)
 {
@@ -740,6 +811,9 @@ static void scan_dispose(scan *s)
 	lo_host_free(s->c_host);
 	lo_host_free(s->other_host);
 	lo_resolver_free(s->resolver);
+	for (i = 0; s->bs && i < s->root_count; i++)
+		lo_buildsys_free(s->bs[i]);
+	free(s->bs);
 	pthread_mutex_destroy(&s->lock);
 }
 
@@ -795,11 +869,18 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	s.res = lo_xcalloc(1, sizeof(*s.res));
 	s.res->root = common_root(s.roots, s.root_count);
 
+	s.bs = lo_xcalloc(s.root_count, sizeof(lo_buildsys *));
 	for (i = 0; i < s.root_count; i++) {
 		s.root = s.roots[i];
+		s.root_index = i;
 		if ((err = lo_walk_tree(s.root, s.jobs, on_entry, &s)) < 0)
 			goto out;
 		gather_items(&s);
+		if ((err = lo_buildsys_open(&s.bs[i], s.root,
+					    opts && opts->reconfigure ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
+			goto out;
+		if (s.bs[i])
+			add_orphan_items(&s, i);
 	}
 	if ((err = judge_all(&s)) < 0)
 		goto out;

@@ -20,8 +20,9 @@ project(wrapped LANGUAGES C)
 enable_testing()
 add_subdirectory({src} fixture)
 include({source_dir}/cmake/LeftoverConfig.cmake)
-# --broken: the module is 'broken' until the build system is consulted, 'stale' after
-leftover_add_audit(audit-stale {clean} FAIL_ON broken ARGS --broken)
+# The module is 'stale' where the build system is consulted, 'broken' where it
+# cannot be: FAIL_ON stale fails on either, --broken acts on either.
+leftover_add_audit(audit-stale {clean} FAIL_ON stale ARGS --broken)
 add_test(NAME import-package COMMAND {python} -c "import mlir._mlir_libs")
 set_tests_properties(import-package PROPERTIES FIXTURES_REQUIRED audit-stale
   ENVIRONMENT PYTHONPATH=${{CMAKE_BINARY_DIR}}/python_packages)

@@ -39,6 +39,7 @@ typedef struct lo_reason {
 	char *library;
 	char *object;  /* the object with the need, relative to the root where inside it */
 	char *detail;
+	char *evidence; /* kind "orphan": "ninja-log", "cmake-clean-list" */
 } lo_reason;
 
 typedef struct lo_file {
@@ -54,7 +55,8 @@ typedef struct lo_file {
 } lo_file;
 
 typedef struct lo_scan_summary {
-	size_t files;      /* every candidate */
+	size_t files;       /* every candidate */
+	size_t bookkeeping; /* orphaned generator bookkeeping (objects, CMakeFiles/), not listed without --all */
 	size_t by_verdict[LO_VERDICT_SKIPPED + 1];
 } lo_scan_summary;
 
@@ -63,6 +65,8 @@ typedef struct lo_scan_result {
 	lo_file *files;
 	size_t file_count, file_cap;
 	lo_scan_summary summary;
+	char **notes; /* lines about the scan itself (the build system model), owned */
+	size_t note_count, note_cap;
 } lo_scan_result;
 
 typedef struct lo_scan_opts {
@@ -72,6 +76,8 @@ typedef struct lo_scan_opts {
 	size_t library_path_count;
 	const lo_rules *rules; /* borrowed; NULL loads every layer for the first root */
 	unsigned jobs;         /* threads; 0 means one per online core */
+	bool reconfigure;      /* --reconfigure: refresh a missing or old File API reply */
+	bool all;              /* --all: list orphaned bookkeeping files one by one too */
 } lo_scan_opts;
 
 /*
