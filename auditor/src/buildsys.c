@@ -272,8 +272,10 @@ static void read_target(lo_buildsys *bs, const char *file)
 		lo_buf d = LO_BUF_INIT;
 		char *rel;
 
-		lo_buf_printf(&d, "%s%sCMakeFiles/%s.dir", json_string_value(build),
-			      strcmp(json_string_value(build), ".") ? "/" : "", json_string_value(name));
+		/* "." is the top of the build tree */
+		if (strcmp(json_string_value(build), "."))
+			lo_buf_printf(&d, "%s/", json_string_value(build));
+		lo_buf_printf(&d, "CMakeFiles/%s.dir", json_string_value(name));
 		if ((rel = normalise(bs, NULL, lo_buf_cstr(&d))))
 			lo_map_put(bs->live_dirs, rel, (void *)1);
 		free(rel);
