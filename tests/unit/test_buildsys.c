@@ -1,0 +1,338 @@
+/*
+ * test_buildsys.c - the build system model on trees configured and built by
+ * real CMake in the test (fixtures/orphans/unit/), never on hand-written
+ * replies: the rename of a target by a reconfigure, with each generator's
+ * own evidence, the File API query and its notes, multi-config, and
+ * records damaged on purpose.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "leftover/buildsys.h"
+
+static char tree[4096];
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+/* A fresh build dir named `name` under LEFTOVER_WORK, configured with `generator`. */
+static void configure(const char *name, const char *generator, const char *extra)
+{
+	const char *base = getenv("LEFTOVER_WORK");
+
+	snprintf(tree, sizeof(tree), "%s/%s", base ? base : "/tmp/leftover-unit-buildsys", name);
+	sh("rm -rf '%s' && cmake -S '%s/fixtures/orphans/unit' -B '%s' -G '%s' %s >/dev/null",
+	   tree, LEFTOVER_SOURCE_DIR, tree, generator, extra);
+}
+
+static void reconfigure_with(const char *args)
+{
+	sh("cmake '%s' %s >/dev/null", tree, args);
+}
+
+static void build(const char *config)
+{
+	sh("cmake --build '%s' -j2 %s%s >/dev/null", tree, config ? "--config " : "",
+	   config ? config : "");
+}
+
+static lo_buildsys *open_tree(unsigned flags)
+{
+	lo_buildsys *bs = NULL;
+
+	assert_int_equal(lo_buildsys_open(&bs, tree, flags), 0);
+	assert_non_null(bs);
+	return bs;
+}
+
+static lo_orphan_verdict judge(const lo_buildsys *bs, const char *rel)
+{
+	lo_orphan_verdict v;
+
+	lo_buildsys_judge(bs, rel, &v);
+	return v;
+}
+
+static const char *find_note(const lo_buildsys *bs, const char *part)
+{
+	const char *n;
+	size_t i;
+
+	for (i = 0; (n = lo_buildsys_note(bs, i)); i++)
+		if (strstr(n, part))
+			return n;
+	return NULL;
+}
+
+static int exists(const char *rel)
+{
+	char p[8192];
+
+	snprintf(p, sizeof(p), "%s/%s", tree, rel);
+	return access(p, F_OK) == 0;
+}
+
+/*
+ * Ninja: the first open writes the stateless query and says there is no
+ * reply; after a rename, the old library is an orphan by the Ninja log,
+ * with when it was built, and everything current is not.
+ */
+static void test_ninja_rename(void **state)
+{
+	lo_buildsys *bs;
+	lo_orphan_verdict v;
+	size_t i;
+	int listed = 0;
+
+	configure("ninja", "Ninja", "");
+	build(NULL);
+	bs = open_tree(0);
+	assert_string_equal(lo_buildsys_generator(bs), "Ninja");
+	assert_true(exists(".cmake/api/v1/query/codemodel-v2"));
+	assert_true(exists(".cmake/api/v1/query/cmakeFiles-v1"));
+	assert_non_null(find_note(bs, "no File API reply yet"));
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 0);
+	lo_buildsys_free(bs);
+
+	reconfigure_with("-DLIBNAME=new");
+	build(NULL);
+	bs = open_tree(0);
+	assert_null(find_note(bs, "File API"));
+	v = judge(bs, "lib/libold.so");
+	assert_int_equal(v.orphan, 1);
+	assert_int_equal(v.evidence, LO_EVIDENCE_NINJA_LOG);
+	assert_string_equal(lo_orphan_evidence_str(v.evidence), "ninja-log");
+	assert_non_null(strstr(v.detail, ".ninja_log"));
+	assert_non_null(strstr(v.detail, "UTC")); /* the time it was last built */
+	assert_int_equal(judge(bs, "lib/libnew.so").orphan, 0);
+	/* a custom command's output is in the manifest; a configure_file output never built */
+	assert_int_equal(judge(bs, "gen/table.c").orphan, 0);
+	assert_int_equal(judge(bs, "gen/version.h").orphan, -1);
+	/* a file nobody recorded: no evidence either way */
+	sh("touch '%s/lib/notes.txt'", tree);
+	assert_int_equal(judge(bs, "lib/notes.txt").orphan, -1);
+	/* the old target's object is an orphan too, and bookkeeping */
+	assert_int_equal(judge(bs, "CMakeFiles/old.dir/lib.c.o").orphan, 1);
+	assert_true(lo_buildsys_is_bookkeeping("CMakeFiles/old.dir/lib.c.o"));
+
+	for (i = 0; i < lo_buildsys_orphan_count(bs); i++) {
+		if (i)
+			assert_true(strcmp(lo_buildsys_orphan_at(bs, i - 1),
+					   lo_buildsys_orphan_at(bs, i)) < 0);
+		listed |= !strcmp(lo_buildsys_orphan_at(bs, i), "lib/libold.so");
+		assert_string_not_equal(lo_buildsys_orphan_at(bs, i), "lib/libnew.so");
+	}
+	assert_true(listed);
+	assert_null(lo_buildsys_orphan_at(bs, lo_buildsys_orphan_count(bs)));
+	lo_buildsys_free(bs);
+}
+
+/*
+ * Unix Makefiles: without a codemodel a dead target cannot be told from a
+ * live one, so nothing is guessed; with it, the dead target's clean list
+ * is the evidence and is named.
+ */
+static void test_makefiles_dead_target(void **state)
+{
+	lo_buildsys *bs;
+	lo_orphan_verdict v;
+
+	configure("make", "Unix Makefiles", "");
+	build(NULL);
+	reconfigure_with("-DLIBNAME=new");
+	build(NULL);
+	bs = open_tree(0);
+	assert_string_equal(lo_buildsys_generator(bs), "Unix Makefiles");
+	assert_non_null(find_note(bs, "cannot be told"));
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, -1);
+	lo_buildsys_free(bs);
+
+	/* the query is written now: the next configure answers it */
+	reconfigure_with("");
+	bs = open_tree(0);
+	assert_null(find_note(bs, "cannot be told"));
+	v = judge(bs, "lib/libold.so");
+	assert_int_equal(v.orphan, 1);
+	assert_int_equal(v.evidence, LO_EVIDENCE_CMAKE_CLEAN_LIST);
+	assert_string_equal(lo_orphan_evidence_str(v.evidence), "cmake-clean-list");
+	assert_non_null(strstr(v.detail, "CMakeFiles/old.dir/cmake_clean.cmake"));
+	assert_int_equal(judge(bs, "lib/libnew.so").orphan, 0);
+	assert_int_equal(judge(bs, "CMakeFiles/old.dir/lib.c.o").orphan, 1);
+	assert_int_equal(judge(bs, "CMakeFiles/new.dir/lib.c.o").orphan, 0);
+	assert_int_not_equal(judge(bs, "gen/table.c").orphan, 1);
+	assert_int_not_equal(judge(bs, "gen/version.h").orphan, 1);
+	lo_buildsys_free(bs);
+}
+
+/*
+ * LO_BUILDSYS_RECONFIGURE runs `cmake BUILD_DIR` when there is no reply and
+ * says so; a reply older than CMakeCache.txt is reported, not trusted silently.
+ */
+static void test_reconfigure_and_old_reply(void **state)
+{
+	lo_buildsys *bs;
+	const char *n;
+
+	configure("reconf", "Unix Makefiles", "");
+	build(NULL);
+	reconfigure_with("-DLIBNAME=new");
+	build(NULL);
+	assert_false(exists(".cmake/api/v1/reply"));
+	bs = open_tree(LO_BUILDSYS_RECONFIGURE);
+	assert_non_null(n = find_note(bs, "ran: cmake "));
+	assert_non_null(strstr(n, tree));
+	assert_non_null(strstr(n, "(ok)"));
+	assert_true(exists(".cmake/api/v1/reply"));
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 1);
+	lo_buildsys_free(bs);
+
+	sh("touch -d '+1 hour' '%s/CMakeCache.txt'", tree);
+	bs = open_tree(0);
+	assert_non_null(find_note(bs, "older than CMakeCache.txt"));
+	assert_null(find_note(bs, "ran: cmake"));
+	lo_buildsys_free(bs);
+}
+
+/* Ninja Multi-Config: an artifact of any configured configuration is produced. */
+static void test_multi_config(void **state)
+{
+	lo_buildsys *bs;
+
+	configure("multi", "Ninja Multi-Config", "'-DCMAKE_CONFIGURATION_TYPES=Debug;Release'");
+	build("Debug");
+	build("Release");
+	bs = open_tree(LO_BUILDSYS_RECONFIGURE);
+	assert_int_equal(judge(bs, "lib/Debug/libold.so").orphan, 0);
+	assert_int_equal(judge(bs, "lib/Release/libold.so").orphan, 0);
+	lo_buildsys_free(bs);
+
+	reconfigure_with("-DLIBNAME=new");
+	build("Debug");
+	bs = open_tree(0);
+	assert_int_equal(judge(bs, "lib/Debug/libold.so").orphan, 1);
+	assert_int_equal(judge(bs, "lib/Release/libold.so").orphan, 1);
+	assert_int_equal(judge(bs, "lib/Debug/libnew.so").orphan, 0);
+	/* configured, not built yet: still the current configuration's */
+	assert_int_equal(judge(bs, "lib/Release/libnew.so").orphan, 0);
+	lo_buildsys_free(bs);
+}
+
+/*
+ * Damaged records are the tree's problem, not a crash: a reply index that
+ * is not JSON, a codemodel name that tries to leave the reply dir, and a
+ * Ninja log of garbage, an escape and a line far longer than a path.
+ */
+static void test_damaged_records(void **state)
+{
+	lo_buildsys *bs;
+	const char *n;
+
+	configure("damaged", "Ninja", "");
+	bs = open_tree(0); /* writes the query */
+	lo_buildsys_free(bs);
+	reconfigure_with("");
+	build(NULL);
+
+	sh("cd '%s/.cmake/api/v1/reply' && for f in index-*.json; do printf '{not json' > \"$f\"; done",
+	   tree);
+	bs = open_tree(0);
+	assert_non_null(n = find_note(bs, "cannot read the File API reply"));
+	assert_non_null(strstr(n, tree)); /* names the file */
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 0); /* the manifest still says */
+	lo_buildsys_free(bs);
+
+	sh("cd '%s/.cmake/api/v1/reply' && for f in index-*.json; do "
+	   "printf '{\"reply\":{\"codemodel-v2\":{\"jsonFile\":\"../../../../CMakeCache.txt\"}}}' > \"$f\"; done",
+	   tree);
+	bs = open_tree(0);
+	assert_non_null(find_note(bs, "cannot read the File API codemodel"));
+	lo_buildsys_free(bs);
+
+	sh("cd '%s' && { printf '# ninja log v5\\n'; printf 'garbage\\n\\t\\t\\t\\n';"
+	   " printf '1\\t2\\t99999999999999999999999\\t../../escape.so\\tx\\n';"
+	   " printf '1\\t2\\t3\\tlib/ghost.so\\n';"
+	   " head -c 200000 /dev/zero | tr '\\0' a; printf '\\n'; } > .ninja_log",
+	   tree);
+	bs = open_tree(0);
+	assert_int_equal(judge(bs, "../../escape.so").orphan, -1);
+	assert_int_equal(judge(bs, "lib/ghost.so").orphan, 1); /* recorded, not produced */
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 0);
+	lo_buildsys_free(bs);
+}
+
+/* Not a CMake tree: no model, no error, nothing written. */
+static void test_not_cmake(void **state)
+{
+	const char *base = getenv("LEFTOVER_WORK");
+	lo_buildsys *bs = (lo_buildsys *)1;
+
+	snprintf(tree, sizeof(tree), "%s/plain", base ? base : "/tmp/leftover-unit-buildsys");
+	sh("rm -rf '%s' && mkdir -p '%s'", tree, tree);
+	assert_int_equal(lo_buildsys_open(&bs, tree, LO_BUILDSYS_RECONFIGURE), 0);
+	assert_null(bs);
+	assert_false(exists(".cmake"));
+}
+
+/* CMakeCache.txt values by exact name, from a cache CMake wrote. */
+static void test_cache_values(void **state)
+{
+	char *v;
+
+	configure("cache", "Ninja", "-DLIBNAME=cached");
+	v = lo_buildsys_cache_value(tree, "LIBNAME");
+	assert_string_equal(v, "cached");
+	free(v);
+	v = lo_buildsys_cache_value(tree, "CMAKE_HOME_DIRECTORY");
+	assert_non_null(v);
+	assert_non_null(strstr(v, "fixtures/orphans/unit"));
+	free(v);
+	assert_null(lo_buildsys_cache_value(tree, "LIBNAM")); /* a prefix is not the name */
+	assert_null(lo_buildsys_cache_value(tree, "NO_SUCH_VARIABLE"));
+	assert_null(lo_buildsys_cache_value("/nonexistent", "LIBNAME"));
+}
+
+static void test_bookkeeping(void **state)
+{
+	assert_true(lo_buildsys_is_bookkeeping("CMakeFiles/x.dir/a.c.o"));
+	assert_true(lo_buildsys_is_bookkeeping("sub/CMakeFiles/cmake.check_cache"));
+	assert_true(lo_buildsys_is_bookkeeping(".ninja_log"));
+	assert_true(lo_buildsys_is_bookkeeping("sub/.ninja_deps"));
+	assert_true(lo_buildsys_is_bookkeeping("CMakeCache.txt"));
+	assert_true(lo_buildsys_is_bookkeeping("obj/a.o"));
+	assert_false(lo_buildsys_is_bookkeeping("lib/libnew.so"));
+	assert_false(lo_buildsys_is_bookkeeping("myCMakeFiles/x.so"));
+	assert_false(lo_buildsys_is_bookkeeping("pkg/_site_initialize_0.py"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ninja_rename),
+		cmocka_unit_test(test_makefiles_dead_target),
+		cmocka_unit_test(test_reconfigure_and_old_reply),
+		cmocka_unit_test(test_multi_config),
+		cmocka_unit_test(test_damaged_records),
+		cmocka_unit_test(test_not_cmake),
+		cmocka_unit_test(test_cache_values),
+		cmocka_unit_test(test_bookkeeping),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
