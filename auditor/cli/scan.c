@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  -j, --jobs N           threads to walk and judge with (default: one per core)\n"
 	"  --reconfigure          run `cmake DIR` when its File API reply is missing or old\n"
 	"  --all                  also list orphaned object and bookkeeping files\n"
+	"  --source DIR           the source tree (default: CMAKE_HOME_DIRECTORY)\n"
 	"  -v, --verbose          also list files that are fine, and every path tried\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -48,6 +49,7 @@ int lo_cmd_scan(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "reconfigure", no_argument, NULL, 'R' },
 		{ "all", no_argument, NULL, 'A' },
+		{ "source", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -99,6 +101,7 @@ int lo_cmd_scan(int argc, char **argv)
 		}
 		case 'R': opts.reconfigure = true; break;
 		case 'A': opts.all = true; break;
+		case 'S': opts.source = optarg; break;
 		case 'v': verbose = true; break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -26,13 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <git2.h>
 #include <jansson.h>
 
 #include "clean_fs.h"
 #include "leftover/buf.h"
 #include "leftover/clean.h"
 #include "leftover/error.h"
+#include "leftover/git.h"
 
 /* What planning learnt about one file. */
 typedef struct plan {
@@ -40,13 +40,6 @@ typedef struct plan {
 	struct stat st; /* the identity the move checks again */
 	char sha[65];
 } plan;
-
-/* The git index of the repository holding the root, if any. */
-typedef struct tracked {
-	git_repository *repo;
-	git_index *index;
-	char *prefix; /* the root relative to the work tree, "" or ending in '/' */
-} tracked;
 
 const char *lo_clean_status_str(lo_clean_status s)
 {
@@ -76,54 +69,18 @@ void lo_clean_result_free(lo_clean_result *res)
 	free(res);
 }
 
-static void tracked_open(tracked *t, const char *root)
-{
-	char real_root[PATH_MAX], real_wd[PATH_MAX];
-	const char *wd;
-	size_t n;
-
-	memset(t, 0, sizeof(*t));
-	git_libgit2_init();
-	/* no repository, a bare one or an unreadable index: nothing is tracked */
-	if (git_repository_open_ext(&t->repo, root, 0, NULL) < 0 ||
-	    !(wd = git_repository_workdir(t->repo)) || !realpath(root, real_root) ||
-	    !realpath(wd, real_wd) || git_repository_index(&t->index, t->repo) < 0)
-		return;
-	n = strlen(real_wd);
-	if (strncmp(real_root, real_wd, n) || (real_root[n] && real_root[n] != '/')) {
-		git_index_free(t->index);
-		t->index = NULL;
-		return;
-	}
-	t->prefix = lo_xstrdup(real_root[n] ? real_root + n + 1 : "");
-	if (*t->prefix) {
-		char *p = lo_xmalloc(strlen(t->prefix) + 2);
-
-		sprintf(p, "%s/", t->prefix);
-		free(t->prefix);
-		t->prefix = p;
-	}
-}
-
-static bool tracked_has(const tracked *t, const char *rel)
+/* Is `rel` (relative to the root) in the index of the repository holding the tree? */
+static bool is_tracked(const lo_git *g, const char *root, const char *rel)
 {
 	lo_buf p = LO_BUF_INIT;
-	bool found;
+	bool t;
 
-	if (!t->index)
+	if (!g)
 		return false;
-	lo_buf_printf(&p, "%s%s", t->prefix, rel);
-	found = git_index_find(NULL, t->index, p.ptr) == 0;
+	lo_buf_printf(&p, "%s/%s", root, rel);
+	t = lo_git_tracks(g, lo_buf_cstr(&p));
 	lo_buf_dispose(&p);
-	return found;
-}
-
-static void tracked_close(tracked *t)
-{
-	git_index_free(t->index);
-	git_repository_free(t->repo);
-	free(t->prefix);
-	git_libgit2_shutdown();
+	return t;
 }
 
 static void fail(lo_clean_result *res, lo_clean_action *a, const char *fmt, const char *path, int err)
@@ -380,7 +337,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	static const lo_clean_opts defaults;
 	lo_clean_result *res;
 	plan *plans = NULL;
-	tracked tr;
+	lo_git *git = NULL; /* none, a bare one or an unreadable index: nothing is tracked */
 	size_t i, n = 0, planned = 0, quarantined = 0;
 	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, stampfd = -1, rc = 0;
 
@@ -402,7 +359,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
 	res->action_cap = n;
 	plans = lo_xcalloc(n ? n : 1, sizeof(plan));
-	tracked_open(&tr, scan->root);
+	lo_git_open(&git, scan->root);
 	for (i = 0; i < scan->file_count; i++) {
 		int what = decide(&scan->files[i], opts);
 		lo_clean_action *a;
@@ -419,7 +376,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 		if (what == LO_RULES_ACTION_KEEP) {
 			a->status = LO_CLEAN_KEPT_RULE;
 			res->kept++;
-		} else if (tracked_has(&tr, a->file->path)) {
+		} else if (is_tracked(git, scan->root, a->file->path)) {
 			a->status = LO_CLEAN_KEPT_TRACKED;
 			res->tracked++;
 		} else if (plan_file(res, rootfd, pl)) {
@@ -427,7 +384,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 			quarantined += !a->remove;
 		}
 	}
-	tracked_close(&tr);
+	lo_git_free(git);
 	if (opts->dry_run || !planned)
 		goto out;
 	if (quarantined) {

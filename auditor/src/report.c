@@ -193,9 +193,10 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
 	}
-	for (i = 0; i < res->note_count; i++)
-		fprintf(out, "note: %s\n", res->notes[i]);
 	if (shown || (flags & LO_REPORT_VERBOSE)) {
+		/* quiet on success: the notes explain findings, or come with --verbose */
+		for (i = 0; i < res->note_count; i++)
+			fprintf(out, "note: %s\n", res->notes[i]);
 		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped",
 			sm->files, sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
 			sm->by_verdict[LO_VERDICT_STALE], sm->by_verdict[LO_VERDICT_UNREADABLE],
@@ -280,6 +281,7 @@ int lo_report_write_json(FILE *out, const lo_scan_result *res)
 		json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
 		json_object_set_new(o, "loads", jtri(f->loads));
 		json_object_set_new(o, "orphan", jtri(f->orphan));
+		json_object_set_new(o, "tracked", jtri(f->tracked));
 		json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
 		json_object_set_new(o, "host", jstr(f->host));
 		for (j = 0; j < f->reason_count; j++)
@@ -294,6 +296,27 @@ int lo_report_write_json(FILE *out, const lo_scan_result *res)
 		for (i = 0; i < res->note_count; i++)
 			json_array_append_new(notes, jstr(res->notes[i]));
 		json_object_set_new(doc, "notes", notes);
+	}
+	{
+		json_t *trees = json_array();
+
+		for (i = 0; i < res->origin_count; i++) {
+			const lo_scan_origin *og = &res->origins[i];
+			json_t *t = json_object(), *last = json_null();
+
+			set_path(t, "build", og->build);
+			set_path(t, "source", og->source);
+			json_object_set_new(t, "commit", jstr(og->commit));
+			json_object_set_new(t, "branch", jstr(og->branch));
+			json_object_set_new(t, "dirty", og->commit ? json_boolean(og->dirty) : json_null());
+			if (og->last_commit)
+				last = json_pack("{s:o, s:o, s:o}", "commit", jstr(og->last_commit),
+						 "branch", jstr(og->last_branch), "time",
+						 jstr(og->last_time));
+			json_object_set_new(t, "last_scan", last);
+			json_array_append_new(trees, t);
+		}
+		json_object_set_new(doc, "trees", trees);
 	}
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
 	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));

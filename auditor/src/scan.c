@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,11 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <elf.h>
 
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "leftover/git.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
@@ -79,6 +82,7 @@ typedef struct scan {
 	const char *root;      /* the root being walked */
 	size_t root_index;
 	lo_buildsys **bs;      /* per root: its build system model, or NULL */
+	lo_git **git;          /* per root: the repository holding it, or NULL */
 } scan;
 
 const char *lo_kind_str(lo_kind k)
@@ -164,6 +168,18 @@ void lo_scan_result_free(lo_scan_result *res)
 	for (i = 0; i < res->note_count; i++)
 		free(res->notes[i]);
 	free(res->notes);
+	for (i = 0; i < res->origin_count; i++) {
+		lo_scan_origin *o = &res->origins[i];
+
+		free(o->build);
+		free(o->source);
+		free(o->commit);
+		free(o->branch);
+		free(o->last_commit);
+		free(o->last_branch);
+		free(o->last_time);
+	}
+	free(res->origins);
 	free(res->root);
 	free(res);
 }
@@ -366,6 +382,7 @@ static lo_file *new_file(scan *s, lo_file *f, const char *abs)
 	f->kind = LO_KIND_OTHER;
 	f->loads = LO_UNKNOWN;
 	f->orphan = LO_UNKNOWN;
+	f->tracked = LO_UNKNOWN;
 	f->verdict = LO_VERDICT_OK;
 	return f;
 }
@@ -590,7 +607,20 @@ static void judge_orphan(scan *s, lo_file *f, const item *it)
 	lo_reason *r;
 	char *abs;
 
-	if (!bs || !f->path)
+	if (!f->path)
+		return;
+	if (s->git[it->root]) {
+		char *full;
+
+		if (f->path[0] == '/')
+			full = lo_xstrdup(f->path);
+		else if (asprintf(&full, "%s%s%s", s->res->root,
+				  strcmp(s->res->root, "/") ? "/" : "", f->path) < 0)
+			abort();
+		f->tracked = lo_git_tracks(s->git[it->root], full) ? LO_TRUE : LO_FALSE;
+		free(full);
+	}
+	if (!bs)
 		return;
 	if (f->path[0] == '/')
 		abs = lo_xstrdup(f->path);
@@ -766,6 +796,93 @@ static void add_orphan_items(scan *s, size_t root)
 	}
 }
 
+static void add_note(lo_scan_result *res, char *line)
+{
+	lo_array_grow(&res->notes, &res->note_cap, res->note_count + 1, sizeof(char *));
+	res->notes[res->note_count++] = line;
+}
+
+static char *short_id(const char *commit)
+{
+	return lo_xstrndup(commit ? commit : "", 7);
+}
+
+/*
+ * The source tree's HEAD for a build tree, against what the previous scan
+ * recorded in BUILD/.leftover/state.json; then this scan's record, written
+ * to a temporary file and renamed so a reader never sees half of it.
+ */
+static void record_origin(scan *s, size_t root)
+{
+	const char *build = s->roots[root];
+	char *source = s->opts && s->opts->source ? realpath(s->opts->source, NULL) : NULL;
+	lo_scan_origin *o;
+	lo_git *g = NULL;
+	json_t *prev, *now;
+	lo_buf path = LO_BUF_INIT, tmp = LO_BUF_INIT;
+	char when[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	char *config;
+
+	if (!source && !(source = lo_buildsys_cache_value(build, "CMAKE_HOME_DIRECTORY")))
+		return; /* not a build tree we know the source of */
+	o = &s->res->origins[s->res->origin_count++];
+	o->build = lo_xstrdup(build);
+	o->source = source;
+	if (lo_git_open(&g, source) < 0 || !g) {
+		if (asprintf(&source, "%s: no git repository at the source '%s'; the git parts are "
+			     "left out", build, o->source) >= 0)
+			add_note(s->res, source);
+	} else {
+		o->commit = lo_xstrdup(lo_git_commit(g));
+		o->branch = lo_xstrdup(lo_git_branch(g));
+		o->dirty = lo_git_dirty(g);
+	}
+	lo_buf_printf(&path, "%s/.leftover/state.json", build);
+	if ((prev = json_load_file(lo_buf_cstr(&path), 0, NULL))) {
+		const char *c = json_string_value(json_object_get(prev, "commit"));
+		const char *b = json_string_value(json_object_get(prev, "branch"));
+		const char *w = json_string_value(json_object_get(prev, "time"));
+
+		o->last_commit = c ? lo_xstrdup(c) : NULL;
+		o->last_branch = b ? lo_xstrdup(b) : NULL;
+		o->last_time = w ? lo_xstrdup(w) : NULL;
+		json_decref(prev);
+	}
+	if (o->commit && o->last_commit && strcmp(o->commit, o->last_commit)) {
+		char *was = short_id(o->last_commit), *is = short_id(o->commit), *line;
+
+		if (asprintf(&line, "%s: built at branch %s (%s), now on branch %s (%s)%s", build,
+			     o->last_branch && *o->last_branch ? o->last_branch : "(detached)", was,
+			     *o->branch ? o->branch : "(detached)", is,
+			     o->dirty ? ", with uncommitted changes" : "") >= 0)
+			add_note(s->res, line);
+		free(was);
+		free(is);
+	}
+	if (!o->commit || (s->opts && s->opts->no_state))
+		goto out;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	config = lo_buildsys_cache_value(build, "CMAKE_BUILD_TYPE");
+	now = json_pack("{s:s, s:s, s:s, s:s}", "commit", o->commit, "branch", o->branch,
+			"time", when, "configuration", config ? config : "");
+	free(config);
+	lo_buf_printf(&tmp, "%s/.leftover", build);
+	mkdir(lo_buf_cstr(&tmp), 0777);
+	lo_buf_printf(&tmp, "/state.json.%ld", (long)getpid());
+	if (now && json_dump_file(now, lo_buf_cstr(&tmp), JSON_INDENT(1)) == 0)
+		rename(lo_buf_cstr(&tmp), lo_buf_cstr(&path));
+	else
+		unlink(lo_buf_cstr(&tmp));
+	json_decref(now);
+out:
+	lo_git_free(g);
+	lo_buf_dispose(&path);
+	lo_buf_dispose(&tmp);
+}
+
 /* The deepest directory containing every root. */
 static char *common_root(char *const *roots, size_t n)
 {
@@ -814,6 +931,9 @@ static void scan_dispose(scan *s)
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
 	free(s->bs);
+	for (i = 0; s->git && i < s->root_count; i++)
+		lo_git_free(s->git[i]);
+	free(s->git);
 	pthread_mutex_destroy(&s->lock);
 }
 
@@ -870,6 +990,8 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	s.res->root = common_root(s.roots, s.root_count);
 
 	s.bs = lo_xcalloc(s.root_count, sizeof(lo_buildsys *));
+	s.git = lo_xcalloc(s.root_count, sizeof(lo_git *));
+	s.res->origins = lo_xcalloc(s.root_count, sizeof(lo_scan_origin));
 	for (i = 0; i < s.root_count; i++) {
 		s.root = s.roots[i];
 		s.root_index = i;
@@ -881,6 +1003,8 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 			goto out;
 		if (s.bs[i])
 			add_orphan_items(&s, i);
+		lo_git_open(&s.git[i], s.root);
+		record_origin(&s, i);
 	}
 	if ((err = judge_all(&s)) < 0)
 		goto out;

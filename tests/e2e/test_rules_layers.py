@@ -59,7 +59,7 @@ def test_each_layer_overrides_the_one_before():
     assert o["fail.on"] == [(str(source), 2, "never")], o
     assert o["rule.plugins.reason"] == [(str(user), 6, "from the user")], o
 
-    (build / ".leftover").mkdir()
+    (build / ".leftover").mkdir(exist_ok=True)
     tree_rules = build / ".leftover" / "rules"
     tree_rules.write_text("[rule \"plugins\"]\n\n\treason = from the build tree\n")
     o = origins(rules(xdg, "--show-origin", build))

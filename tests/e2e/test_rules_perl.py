@@ -101,7 +101,7 @@ def test_perl_found_by_cmake_is_the_host():
     cache = (build / "CMakeCache.txt").read_text()
     perl = [l.split("=", 1)[1] for l in cache.splitlines() if l.startswith("PERL_EXECUTABLE:")][0]
     rels = copy_extensions(build / "lib")
-    (build / ".leftover").mkdir()
+    (build / ".leftover").mkdir(exist_ok=True)
     (build / ".leftover" / "rules").write_text(
         "[include]\n\tpath = %s\n" % (lotest.SOURCE_DIR / "rules" / "extra" / "perl.rules"))
     r = scan(build)

@@ -66,7 +66,7 @@ def test_fail_on_and_keep_change_the_exit_status_only():
 
 def test_bad_rules_stop_the_scan():
     d, t = tree("rules-policy-bad")
-    (t / ".leftover").mkdir()
+    (t / ".leftover").mkdir(exist_ok=True)
     bad = write(t / ".leftover" / "rules", "[candidates]\n\tinclude = *.so\n[rule \"x\"]\n\tmatch = lib[.so\n")
     p = lotest.run([lotest.LEFTOVER, "scan", t], env=ENV, check=False)
     assert p.returncode == 2 and p.stdout == "", p

@@ -61,7 +61,7 @@ def test_module_host_is_the_cmake_interpreter_and_layers_override_it():
     other = d / "other" / "python3"
     other.parent.mkdir()
     os.symlink(os.path.realpath(lotest.PYTHON), other)
-    (b / ".leftover").mkdir()
+    (b / ".leftover").mkdir(exist_ok=True)
     (b / ".leftover" / "rules").write_text("[host \"python\"]\n\tprogram = %s\n" % other)
     r = scan(b)
     assert r.file(MODULE)["host"] == str(other), r.file(MODULE)

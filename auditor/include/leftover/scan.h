@@ -48,6 +48,7 @@ typedef struct lo_file {
 	lo_kind kind;
 	lo_tristate loads;
 	lo_tristate orphan;
+	lo_tristate tracked; /* in the git index: never a removal candidate; unknown without git */
 	lo_verdict verdict;
 	char *host;   /* the host program assumed, NULL when none was needed */
 	lo_reason *reasons;
@@ -60,13 +61,24 @@ typedef struct lo_scan_summary {
 	size_t by_verdict[LO_VERDICT_SKIPPED + 1];
 } lo_scan_summary;
 
+/* Where a build tree came from: its source tree's git HEAD now, and at the last scan. */
+typedef struct lo_scan_origin {
+	char *build;  /* the build dir (a scanned root), absolute */
+	char *source; /* the source dir */
+	char *commit, *branch; /* NULL without git; branch "" when detached */
+	bool dirty;
+	char *last_commit, *last_branch, *last_time; /* from the previous scan, or NULL */
+} lo_scan_origin;
+
 typedef struct lo_scan_result {
 	char *root; /* absolute; the common ancestor when several roots were scanned */
 	lo_file *files;
 	size_t file_count, file_cap;
 	lo_scan_summary summary;
-	char **notes; /* lines about the scan itself (the build system model), owned */
+	char **notes; /* lines about the scan itself (build system, git), owned */
 	size_t note_count, note_cap;
+	lo_scan_origin *origins; /* one per root that is a build tree with a known source */
+	size_t origin_count;
 } lo_scan_result;
 
 typedef struct lo_scan_opts {
@@ -78,6 +90,8 @@ typedef struct lo_scan_opts {
 	unsigned jobs;         /* threads; 0 means one per online core */
 	bool reconfigure;      /* --reconfigure: refresh a missing or old File API reply */
 	bool all;              /* --all: list orphaned bookkeeping files one by one too */
+	const char *source;    /* --source: the source tree; default CMAKE_HOME_DIRECTORY */
+	bool no_state;         /* do not record this scan in BUILD_DIR/.leftover/state.json */
 } lo_scan_opts;
 
 /*

@@ -1,0 +1,74 @@
+"""Where a build tree came from, through libgit2.
+
+The report names the source tree's commit and branch; the next scan after
+a branch switch says which branch the tree was built at before; a file
+committed to the repository (an in-source build shipping a prebuilt .so)
+is marked tracked and clean never touches it; without git there is one
+line saying so and everything else works.
+"""
+import shutil
+import tempfile
+from pathlib import Path
+
+import lotest
+from test_twobranch import STALE, make_repo
+
+
+def test_branch_switch_is_named():
+    src, build = make_repo("origin-switch")
+    lotest.cmake_build(src, build)
+    first = lotest.scan(build)
+    tree = first.doc["trees"][0]
+    head = lotest.git(src, "rev-parse", "HEAD").strip()
+    assert tree["commit"] == head and tree["branch"] == "branch-a" and tree["dirty"] is False, tree
+    state = (build / ".leftover" / "state.json").read_text()
+    assert head in state and "branch-a" in state, state
+
+    lotest.git(src, "checkout", "-q", "branch-b")
+    lotest.cmake_build(src, build)
+    p = lotest.leftover("scan", build)
+    assert p.returncode == 1, p
+    new = lotest.git(src, "rev-parse", "HEAD").strip()
+    line = "built at branch branch-a (%s), now on branch branch-b (%s)" % (head[:7], new[:7])
+    assert line in p.stdout, p.stdout
+    assert STALE in p.stdout
+
+
+def test_committed_library_in_an_in_source_build_is_tracked_and_kept():
+    d = lotest.workdir("origin-insource")
+    lotest.cc(d / "prebuilt" / "libvendor.so", "int gone(void); int vendor(void){return gone();}")
+    (d / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(insource C)\n"
+        "file(WRITE ${CMAKE_BINARY_DIR}/own.c \"int own(void){return 1;}\")\n"
+        "add_library(own SHARED ${CMAKE_BINARY_DIR}/own.c)\n")
+    lotest.git(d, "init", "-q")
+    lotest.git(d, "add", "CMakeLists.txt", "prebuilt/libvendor.so", "prebuilt/libvendor_so.c")
+    lotest.git(d, "commit", "-q", "-m", "vendor library, committed on purpose")
+    lotest.cmake_build(d, d)  # in-source
+    r = lotest.scan(d)
+    vendor = r.file("prebuilt/libvendor.so")
+    assert vendor["tracked"] is True and vendor["verdict"] == "broken", vendor
+    assert r.file("libown.so")["tracked"] is False, r.file("libown.so")
+    c = lotest.leftover("clean", "--broken", d)
+    assert (d / "prebuilt" / "libvendor.so").exists(), c.stdout + c.stderr
+
+
+def test_without_git_one_line_says_so():
+    # outside any repository (the suite's own work dir may sit in a clone)
+    d = Path(tempfile.mkdtemp(prefix="leftover-nogit-"))
+    (d / "src").mkdir()
+    (d / "src" / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(nogit C)\n"
+        "file(WRITE ${CMAKE_BINARY_DIR}/m.c \"int missing(void); int m(void){return missing();}\")\n"
+        "add_library(m SHARED ${CMAKE_BINARY_DIR}/m.c)\n")
+    lotest.cmake_build(d / "src", d / "build")
+    r = lotest.scan(d / "build")
+    assert r.rc == 1, r
+    notes = [n for n in r.doc["notes"] if "no git repository" in n]
+    assert len(notes) == 1, r.doc["notes"]
+    assert r.doc["trees"][0]["commit"] is None, r.doc["trees"]
+    shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
