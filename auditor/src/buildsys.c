@@ -38,7 +38,9 @@ extern char **environ;
 /* What one recorded output was built by, for the detail line. */
 typedef struct record {
 	lo_orphan_evidence evidence;
-	long long when; /* ninja log: the output's mtime, seconds since the epoch; else 0 */
+	long long when; /* ninja log: the mtime it recorded, in ns since the epoch; else 0 */
+	long long span; /* ninja log: how long the command ran, in ns */
+	long long slack; /* ninja log: the resolution of `when`, in ns */
 	char *by;       /* clean list: the dead target's directory; owned */
 } record;
 
@@ -123,21 +125,32 @@ static void mark_produced(lo_buildsys *bs, const char *base, const char *path)
 	free(rel);
 }
 
+/*
+ * Record that `path` was built in the past. The first clean list naming a
+ * path keeps it; in the Ninja log a later line is a later build of the same
+ * output, so it replaces the earlier one.
+ */
 static void mark_past(lo_buildsys *bs, const char *base, const char *path,
-		      lo_orphan_evidence ev, long long when, const char *by)
+		      lo_orphan_evidence ev, long long when, long long span, long long slack,
+		      const char *by)
 {
 	char *rel = normalise(bs, base, path);
 	record *r;
 
 	if (!rel)
 		return;
-	if (!lo_map_get(bs->past, rel, NULL)) {
+	if (!(r = lo_map_get(bs->past, rel, NULL))) {
 		r = lo_xcalloc(1, sizeof(*r));
 		r->evidence = ev;
-		r->when = when;
 		r->by = by ? lo_xstrdup(by) : NULL;
 		lo_map_put(bs->past, rel, r);
+	} else if (r->evidence != LO_EVIDENCE_NINJA_LOG || ev != LO_EVIDENCE_NINJA_LOG) {
+		free(rel);
+		return;
 	}
+	r->when = when;
+	r->span = span;
+	r->slack = slack;
 	free(rel);
 }
 
@@ -397,7 +410,7 @@ static void read_ninja_log(lo_buildsys *bs)
 	while (getline(&line, &cap, f) > 0) {
 		char *fields[5], *save = NULL, *tok;
 		int n = 0;
-		long long mtime;
+		long long mtime, start, end, slack = 50000000LL;
 
 		if (line[0] == '#')
 			continue;
@@ -406,10 +419,17 @@ static void read_ninja_log(lo_buildsys *bs)
 			fields[n++] = tok;
 		if (n < 4)
 			continue;
+		start = strtoll(fields[0], NULL, 10);
+		end = strtoll(fields[1], NULL, 10);
 		mtime = strtoll(fields[2], NULL, 10);
-		if (mtime > 100000000000000LL)
-			mtime /= 1000000000LL;
-		mark_past(bs, NULL, fields[3], LO_EVIDENCE_NINJA_LOG, mtime, NULL);
+		if (mtime < 0 || start < 0 || end < start || end - start > 1000000000LL)
+			continue; /* not a line ninja wrote; a log of 11 days' command is none */
+		if (mtime < 100000000000000LL) { /* seconds: ninja before 1.10 */
+			mtime = mtime > 9000000000LL ? 0 : mtime * 1000000000LL;
+			slack = 1000000000LL;
+		}
+		mark_past(bs, NULL, fields[3], LO_EVIDENCE_NINJA_LOG, mtime,
+			  (end - start) * 1000000LL, slack, NULL);
 	}
 	free(line);
 	fclose(f);
@@ -492,7 +512,7 @@ static void read_clean_list(lo_buildsys *bs, const char *file, const char *base,
 		if (live)
 			mark_produced(bs, base, lo_buf_cstr(&s));
 		else
-			mark_past(bs, base, lo_buf_cstr(&s), LO_EVIDENCE_CMAKE_CLEAN_LIST, 0,
+			mark_past(bs, base, lo_buf_cstr(&s), LO_EVIDENCE_CMAKE_CLEAN_LIST, 0, 0, 0,
 				  target_dir);
 	}
 	lo_buf_dispose(&s);
@@ -671,10 +691,36 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 	/* without the current manifest, a ninja log entry proves nothing */
 	if (r->evidence == LO_EVIDENCE_NINJA_LOG && !bs->have_manifest)
 		return;
+	/*
+	 * The log speaks of the file ninja built, not of whatever is at that
+	 * path now. Ninja records the output's mtime (1.11) or the command's
+	 * start (later versions), so the file it built has an mtime within the
+	 * command's run of it. One outside was written since by something else
+	 * (a configure_file or file(COPY) that took the path over, the user):
+	 * the log is no evidence about it.
+	 */
+	if (r->evidence == LO_EVIDENCE_NINJA_LOG && r->when > 0) {
+		char *abs = NULL;
+		struct stat st;
+		long long m;
+
+		if (asprintf(&abs, "%s/%s", bs->dir, relpath) < 0)
+			abort();
+		if (lstat(abs, &st) == 0) {
+			m = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+			if (m < r->when - r->span - r->slack || m > r->when + r->span + r->slack) {
+				snprintf(v->detail, sizeof(v->detail),
+					 "in .ninja_log, but rewritten since ninja built it");
+				free(abs);
+				return;
+			}
+		}
+		free(abs);
+	}
 	v->orphan = 1;
 	v->evidence = r->evidence;
 	if (r->evidence == LO_EVIDENCE_NINJA_LOG) {
-		time_t t = (time_t)r->when;
+		time_t t = (time_t)(r->when / 1000000000LL);
 		struct tm tm;
 		char when[64] = "at an unknown time";
 

@@ -277,6 +277,41 @@ static void test_damaged_records(void **state)
 	lo_buildsys_free(bs);
 }
 
+/*
+ * A path the Ninja log remembers building that configure_file has taken
+ * over is not an orphan: the file there is not the one ninja built. The
+ * same goes for a file the user rewrote. Only the log's latest line for an
+ * output counts, so a rebuild does not look like a rewrite.
+ */
+static void test_ninja_log_speaks_of_the_file_it_built(void **state)
+{
+	lo_buildsys *bs;
+	lo_orphan_verdict v;
+
+	configure("handover", "Ninja", "");
+	build(NULL);
+	reconfigure_with("-DLIBNAME=new");
+	build(NULL);
+	reconfigure_with("-DLIBNAME=old");
+	build(NULL); /* libold.so built twice: two lines in the log */
+	bs = open_tree(0);
+	assert_int_equal(judge(bs, "lib/libnew.so").orphan, 1);
+	lo_buildsys_free(bs);
+
+	sh("sleep 0.2");
+	reconfigure_with("-DEXTRA_BY=configure");
+	build(NULL);
+	bs = open_tree(0);
+	v = judge(bs, "gen/extra.txt");
+	assert_int_equal(v.orphan, -1);
+	assert_non_null(strstr(v.detail, "rewritten"));
+	/* the user rewrote the old library: no longer what ninja built */
+	assert_int_equal(judge(bs, "lib/libnew.so").orphan, 1);
+	sh("sleep 0.2 && touch '%s/lib/libnew.so'", tree);
+	assert_int_equal(judge(bs, "lib/libnew.so").orphan, -1);
+	lo_buildsys_free(bs);
+}
+
 /* Not a CMake tree: no model, no error, nothing written. */
 static void test_not_cmake(void **state)
 {
@@ -329,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_reconfigure_and_old_reply),
 		cmocka_unit_test(test_multi_config),
 		cmocka_unit_test(test_damaged_records),
+		cmocka_unit_test(test_ninja_log_speaks_of_the_file_it_built),
 		cmocka_unit_test(test_not_cmake),
 		cmocka_unit_test(test_cache_values),
 		cmocka_unit_test(test_bookkeeping),
