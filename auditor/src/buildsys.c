@@ -538,6 +538,55 @@ static int on_clean_entry(const lo_walk_entry *e, void *payload)
 	return 0;
 }
 
+/*
+ * CMakeFiles/Makefile.cmake: CMAKE_MAKEFILE_PRODUCTS names what the
+ * configure step itself wrote (configure_file outputs), relative to the
+ * build dir. They are the current configuration's even where a dead
+ * target's clean list names the same path (a generated file moved to
+ * configure time). file(COPY) outputs are recorded nowhere; a dead clean
+ * list naming one is still believed.
+ */
+static void read_makefile_products(lo_buildsys *bs)
+{
+	static const char key[] = "set(CMAKE_MAKEFILE_PRODUCTS";
+	lo_buf p = LO_BUF_INIT, s = LO_BUF_INIT;
+	char line[8192];
+	bool in = false;
+	FILE *f;
+
+	lo_buf_printf(&p, "%s/CMakeFiles/Makefile.cmake", bs->dir);
+	f = fopen(lo_buf_cstr(&p), "re");
+	lo_buf_dispose(&p);
+	if (!f)
+		return;
+	/* CMake writes one quoted path per line between the set( and the ) */
+	while (fgets(line, sizeof(line), f)) {
+		char *q, *end;
+
+		if (!strchr(line, '\n') && !feof(f)) { /* longer than any path: skipped whole */
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (!in) {
+			in = !strncmp(line, key, sizeof(key) - 1);
+			continue;
+		}
+		if (line[strspn(line, " \t")] == ')')
+			break;
+		if (!(q = strchr(line, '"')) || !(end = strrchr(q + 1, '"')) || end == q + 1 ||
+		    memchr(q + 1, '\\', (size_t)(end - q - 1)) || memchr(q + 1, '$', (size_t)(end - q - 1)))
+			continue; /* an escape or a variable: not a plain path, not believed */
+		lo_buf_clear(&s);
+		lo_buf_add(&s, q + 1, (size_t)(end - q - 1));
+		mark_produced(bs, NULL, lo_buf_cstr(&s));
+	}
+	lo_buf_dispose(&s);
+	fclose(f);
+}
+
 static void read_clean_lists(lo_buildsys *bs)
 {
 	clean_walk cw = { bs, NULL, 0, 0 };
@@ -624,6 +673,7 @@ int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
 		read_ninja_log(bs);
 		read_ninja_manifest(bs);
 	} else if (strstr(bs->generator, "Makefiles")) {
+		read_makefile_products(bs);
 		if (bs->have_codemodel)
 			read_clean_lists(bs);
 		else
