@@ -10,11 +10,14 @@
  *    generator, not an artifact);
  *  - Unix Makefiles: each `CMakeFiles/<target>.dir/cmake_clean.cmake`, the
  *    outputs of every target the generator ever wrote rules for, live or
- *    dead (a dead target's directory outlives it).
+ *    dead (a dead target's directory outlives it), and the configure
+ *    step's own outputs (CMAKE_MAKEFILE_PRODUCTS in CMakeFiles/Makefile.cmake).
  * Then lo_buildsys_judge says of one file whether it is an orphan: built in
- * the past (by the log or a clean list) and produced by nothing current.
- * A file nothing ever recorded (a configure_file output, a file the user
- * made) is not an orphan: there is no evidence, so the answer is unknown.
+ * the past (by the log or a clean list) and produced by nothing current;
+ * for the Ninja log, only while the file is still the one ninja built (its
+ * mtime within the recorded run). A file nothing ever recorded (a
+ * file(COPY) output, a file the user made) is not an orphan: there is no
+ * evidence, so the answer is unknown.
  */
 #ifndef LEFTOVER_BUILDSYS_H
 #define LEFTOVER_BUILDSYS_H
