@@ -1,0 +1,186 @@
+/*
+ * test_git.c - what the git module says of a real repository that the
+ * test makes with git itself: HEAD's commit and branch (detached, unborn),
+ * a dirty work tree (and an ignored file that is not dirt), and which
+ * files are tracked, by absolute path, including one only staged.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "leftover/git.h"
+
+static char repo[PATH_MAX];
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+#define GIT "git -c user.name=unit -c user.email=unit@example.invalid -c init.defaultBranch=main"
+
+/* A repository with one commit on branch `main`: src/a.c, lib/prebuilt.so, .gitignore. */
+static int setup(void **state)
+{
+	const char *base = getenv("LEFTOVER_WORK");
+	char made[PATH_MAX];
+
+	snprintf(made, sizeof(made), "%s/repo", base ? base : "/tmp/leftover-unit-git");
+	sh("rm -rf '%1$s' && mkdir -p '%1$s/src' '%1$s/lib' && cd '%1$s' && " GIT " init -q && "
+	   "echo 'int a;' > src/a.c && printf 'ELF' > lib/prebuilt.so && echo '*.o' > .gitignore && "
+	   GIT " add -A && " GIT " commit -q -m one",
+	   made);
+	if (!realpath(made, repo))
+		fail_msg("realpath %s", made);
+	return 0;
+}
+
+static lo_git *open_at(const char *rel)
+{
+	char dir[PATH_MAX + 64];
+	lo_git *g = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/%s", repo, rel);
+	assert_int_equal(lo_git_open(&g, dir), 0);
+	assert_non_null(g);
+	return g;
+}
+
+static bool tracks(const lo_git *g, const char *rel)
+{
+	char abs[PATH_MAX + 64];
+
+	snprintf(abs, sizeof(abs), "%s/%s", repo, rel);
+	return lo_git_tracks(g, abs);
+}
+
+/* HEAD as git itself says it; found from a subdirectory, as git does. */
+static void test_head_commit_and_branch(void **state)
+{
+	char cmd[PATH_MAX + 64], head[64] = "";
+	lo_git *g = open_at("src");
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse HEAD", repo);
+	assert_non_null(p = popen(cmd, "r"));
+	assert_non_null(fgets(head, sizeof(head), p));
+	pclose(p);
+	head[strcspn(head, "\n")] = '\0';
+	assert_int_equal(strlen(head), 40);
+	assert_string_equal(lo_git_commit(g), head);
+	assert_string_equal(lo_git_branch(g), "main");
+	assert_false(lo_git_dirty(g));
+	lo_git_free(g);
+
+	sh("cd '%s' && " GIT " checkout -q -b other && " GIT " commit -q --allow-empty -m two && "
+	   GIT " checkout -q --detach", repo);
+	g = open_at("");
+	assert_string_equal(lo_git_branch(g), ""); /* detached */
+	assert_string_not_equal(lo_git_commit(g), head);
+	lo_git_free(g);
+}
+
+/* An untracked file makes the tree dirty, an ignored one does not, nor does a clean tree. */
+static void test_dirty(void **state)
+{
+	lo_git *g;
+
+	sh("touch '%s/src/a.o'", repo);
+	g = open_at("");
+	assert_false(lo_git_dirty(g));
+	lo_git_free(g);
+
+	sh("touch '%s/src/new.c'", repo);
+	g = open_at("");
+	assert_true(lo_git_dirty(g));
+	lo_git_free(g);
+
+	sh("rm '%1$s/src/new.c' && echo 'int b;' >> '%1$s/src/a.c'", repo);
+	g = open_at("");
+	assert_true(lo_git_dirty(g)); /* a change to a tracked file */
+	lo_git_free(g);
+}
+
+/* Tracked means in the index: committed or staged; never a path outside the work tree. */
+static void test_tracks(void **state)
+{
+	char outside[PATH_MAX + 64];
+	lo_git *g;
+
+	sh("cd '%1$s' && printf 'ELF' > lib/built.so && printf 'ELF' > lib/staged.so && "
+	   GIT " add lib/staged.so && mkdir -p '%1$s-twin/lib' && cp lib/prebuilt.so '%1$s-twin/lib/'",
+	   repo);
+	g = open_at("lib");
+	assert_true(tracks(g, "lib/prebuilt.so"));
+	assert_true(tracks(g, "src/a.c"));
+	assert_true(tracks(g, "lib/staged.so"));
+	assert_false(tracks(g, "lib/built.so"));
+	assert_false(tracks(g, "lib"));           /* a directory is not an entry */
+	assert_false(tracks(g, "lib/prebuilt")); /* nor a prefix of one */
+	/* a sibling whose name starts with the work tree's is outside it */
+	snprintf(outside, sizeof(outside), "%s-twin/lib/prebuilt.so", repo);
+	assert_false(lo_git_tracks(g, outside));
+	lo_git_free(g);
+}
+
+/* An unborn branch: no commit yet, nothing tracked until staged. */
+static void test_unborn(void **state)
+{
+	lo_git *g;
+
+	sh("rm -rf '%1$s' && mkdir -p '%1$s' && cd '%1$s' && " GIT " init -q && touch x.so", repo);
+	g = open_at("");
+	assert_string_equal(lo_git_commit(g), "");
+	assert_true(lo_git_dirty(g));
+	assert_false(tracks(g, "x.so"));
+	lo_git_free(g);
+}
+
+/* No repository around the directory: no model and no error. */
+static void test_no_repository(void **state)
+{
+	char tmpl[] = "/tmp/leftover-unit-git-XXXXXX", cmd[128];
+	char *dir = mkdtemp(tmpl);
+	lo_git *g = (lo_git *)1;
+	int rc;
+
+	assert_non_null(dir);
+	/* /tmp is inside no repository unless someone made it one: then skip */
+	snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse 2>/dev/null", dir);
+	if (system(cmd) == 0) {
+		sh("rm -rf '%s'", dir);
+		skip();
+	}
+	rc = lo_git_open(&g, dir);
+	sh("rm -rf '%s'", dir);
+	assert_int_equal(rc, 0);
+	assert_null(g);
+	lo_git_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_head_commit_and_branch, setup),
+		cmocka_unit_test_setup(test_dirty, setup),
+		cmocka_unit_test_setup(test_tracks, setup),
+		cmocka_unit_test_setup(test_unborn, setup),
+		cmocka_unit_test_setup(test_no_repository, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
