@@ -82,6 +82,7 @@ typedef struct scan {
 	const char *root;      /* the root being walked */
 	size_t root_index;
 	lo_buildsys **bs;      /* per root: its build system model, or NULL */
+	char **build_dirs;     /* per root: the build dir holding it (itself or an ancestor), or NULL; owned */
 	lo_git **git;          /* per root: the repository holding it, or NULL */
 } scan;
 
@@ -601,7 +602,7 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 static void judge_orphan(scan *s, lo_file *f, const item *it)
 {
 	const lo_buildsys *bs = s->bs ? s->bs[it->root] : NULL;
-	const char *root = s->roots[it->root];
+	const char *root = bs ? s->build_dirs[it->root] : s->roots[it->root];
 	size_t rlen = strlen(root);
 	lo_orphan_verdict v;
 	lo_reason *r;
@@ -761,11 +762,35 @@ static void add_rule_reasons(scan *s)
  * are listed too; orphaned bookkeeping (objects, CMakeFiles/) only with
  * --all, counted otherwise.
  */
+/* `dir` (absolute, real) or its nearest ancestor holding a CMakeCache.txt, owned; or NULL. */
+static char *build_dir_of(const char *dir)
+{
+	lo_buf p = LO_BUF_INIT;
+	char *d = lo_xstrdup(dir), *slash;
+
+	for (;;) {
+		lo_buf_clear(&p);
+		lo_buf_printf(&p, "%s/CMakeCache.txt", d);
+		if (access(lo_buf_cstr(&p), F_OK) == 0)
+			break;
+		if (!(slash = strrchr(d, '/')) || slash == d) {
+			free(d);
+			d = NULL;
+			break;
+		}
+		*slash = '\0';
+	}
+	lo_buf_dispose(&p);
+	return d;
+}
+
 static void add_orphan_items(scan *s, size_t root)
 {
 	const lo_buildsys *bs = s->bs[root];
-	const char *n;
-	size_t i;
+	const char *n, *build = s->build_dirs[root];
+	/* the scanned root below the build dir, "" or "sub/": orphans elsewhere are not asked for */
+	const char *below = s->roots[root] + strlen(build);
+	size_t blen = *below ? strlen(below) : 0, i;
 
 	for (i = 0; (n = lo_buildsys_note(bs, i)); i++) {
 		lo_scan_result *res = s->res;
@@ -778,6 +803,9 @@ static void add_orphan_items(scan *s, size_t root)
 		const char *rel = lo_buildsys_orphan_at(bs, i);
 		item *it;
 
+		if (blen && (strncmp(rel, below + 1, blen - 1) || rel[blen - 1] != '/'))
+			continue;
+		rel += blen; /* now relative to the scanned root */
 		if (lo_rules_is_candidate(s->rules, rel))
 			continue; /* the walk has it */
 		if (lo_buildsys_is_bookkeeping(rel) && !(s->opts && s->opts->all)) {
@@ -814,7 +842,7 @@ static char *short_id(const char *commit)
  */
 static void record_origin(scan *s, size_t root)
 {
-	const char *build = s->roots[root];
+	const char *build = s->build_dirs[root] ? s->build_dirs[root] : s->roots[root];
 	char *source = s->opts && s->opts->source ? realpath(s->opts->source, NULL) : NULL;
 	lo_scan_origin *o;
 	lo_git *g = NULL;
@@ -931,6 +959,9 @@ static void scan_dispose(scan *s)
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
 	free(s->bs);
+	for (i = 0; s->build_dirs && i < s->root_count; i++)
+		free(s->build_dirs[i]);
+	free(s->build_dirs);
 	for (i = 0; s->git && i < s->root_count; i++)
 		lo_git_free(s->git[i]);
 	free(s->git);
@@ -990,6 +1021,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	s.res->root = common_root(s.roots, s.root_count);
 
 	s.bs = lo_xcalloc(s.root_count, sizeof(lo_buildsys *));
+	s.build_dirs = lo_xcalloc(s.root_count, sizeof(char *));
 	s.git = lo_xcalloc(s.root_count, sizeof(lo_git *));
 	s.res->origins = lo_xcalloc(s.root_count, sizeof(lo_scan_origin));
 	for (i = 0; i < s.root_count; i++) {
@@ -998,7 +1030,10 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		if ((err = lo_walk_tree(s.root, s.jobs, on_entry, &s)) < 0)
 			goto out;
 		gather_items(&s);
-		if ((err = lo_buildsys_open(&s.bs[i], s.root,
+		/* a scan of build/python_packages is judged by build/'s records */
+		s.build_dirs[i] = build_dir_of(s.root);
+		if (s.build_dirs[i] &&
+		    (err = lo_buildsys_open(&s.bs[i], s.build_dirs[i],
 					    opts && opts->reconfigure ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
 			goto out;
 		if (s.bs[i])

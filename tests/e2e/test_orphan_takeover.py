@@ -36,6 +36,21 @@ def check(generator):
     assert "gen/version.h" not in r.files, r.files.get("gen/version.h")
 
 
+def test_a_subdirectory_is_judged_by_its_build_trees_records():
+    # `leftover scan build/lib`: the records are build/'s, the paths lib/'s
+    d = lotest.workdir("takeover-subdir")
+    src, build = lotest.FIXTURES / "orphans" / "unit", d / "build"
+    lotest.cmake_build(src, build, "Unix Makefiles", {"LIBNAME": "old"})
+    lotest.cmake_build(src, build, "Unix Makefiles", {"LIBNAME": "new"})
+    r = lotest.scan(build / "lib", args=["--reconfigure"])
+    assert r.rc == 1, r
+    assert r.file("libold.so")["verdict"] == "stale", r.file("libold.so")
+    assert r.file("libnew.so")["orphan"] is False, r.file("libnew.so")
+    # orphans outside the scanned directory are not listed, nor counted as its bookkeeping
+    assert all(not p.startswith(("..", "/", "CMakeFiles")) for p in r.files), sorted(r.files)
+    assert r.doc["summary"]["bookkeeping"] == 0, r.doc["summary"]
+
+
 def test_ninja():
     check("Ninja")
 
