@@ -4,11 +4,14 @@
  *
  * Evidence is kept apart from inference. A file is "still produced" when
  * the current configuration names it: a File API artifact, an output of the
- * current Ninja manifest, or a path in a live target's clean list. It is an
- * orphan only when the build system recorded building it in the past (the
- * Ninja log, or a clean list of a target the codemodel no longer has) and
- * nothing current produces it. Everything else is unknown, never guessed
- * from names or times.
+ * current Ninja manifest, a path in a live target's clean list, or an
+ * output of the configure step (Makefile.cmake's CMAKE_MAKEFILE_PRODUCTS).
+ * It is an orphan only when the build system recorded building it in the
+ * past (the Ninja log, or a clean list of a target the codemodel no longer
+ * has) and nothing current produces it. Everything else is unknown, never
+ * guessed from names. The one use of times: a Ninja log line is evidence
+ * only about the file ninja built, so a file at that path whose mtime lies
+ * outside that run was written by something else and stays unknown.
  *
  * Paths are kept relative to the build dir, normalised (no "." or "..").
  */
