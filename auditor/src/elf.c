@@ -19,6 +19,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -493,6 +494,17 @@ void lo_elf_free(lo_elf *e)
 	free(e);
 }
 
+void lo_elf_release(const lo_elf *e)
+{
+	size_t size = 0;
+	char *image = elf_rawfile(e->elf, &size);
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* a private read-only file mapping: dropped pages come back from the file */
+	if (image && size && page > 0 && (uintptr_t)image % (uintptr_t)page == 0)
+		madvise(image, size, MADV_DONTNEED);
+}
+
 dev_t lo_elf_dev(const lo_elf *e) { return e->dev; }
 ino_t lo_elf_ino(const lo_elf *e) { return e->ino; }
 const char *lo_elf_name(const lo_elf *e) { return e->name; }
@@ -598,7 +610,7 @@ static bool lookup_gnu(const lo_elf *e, lookup *lk)
 	symoffset = w[1];
 	bloom_size = w[2];
 	bloom_shift = w[3];
-	if (!nbuckets || !bloom_size || bloom_shift >= 64 ||
+	if (!nbuckets || !bloom_size ||
 	    (size_t)bloom_size * 2 + nbuckets > words - 4)
 		return false;
 	bloom = (const unsigned char *)(w + 4);
@@ -607,8 +619,15 @@ static bool lookup_gnu(const lo_elf *e, lookup *lk)
 	chain_words = words - 4 - (size_t)bloom_size * 2 - nbuckets;
 
 	/* memcpy: the section is only guaranteed 4-byte aligned by our check */
-	memcpy(&word, bloom + 8 * ((h / 64) % bloom_size), sizeof(word));
-	mask = (1ull << (h % 64)) | (1ull << ((h >> bloom_shift) % 64));
+	/*
+	 * As ld.so computes it (dl-lookup.c): the word index masked with
+	 * bloom_size - 1, and the hash held in a 64-bit uint_fast32_t shifted by
+	 * the file's bloom_shift, which x86-64 takes mod 64. Written out so that
+	 * no shift is undefined in C (a shift of 32 or more was, found by
+	 * fuzz/fuzz_elf).
+	 */
+	memcpy(&word, bloom + 8 * ((h / 64) & (bloom_size - 1)), sizeof(word));
+	mask = (1ull << (h % 64)) | (1ull << (((uint64_t)h >> (bloom_shift & 63)) % 64));
 	if ((word & mask) != mask)
 		return true; /* definitely absent */
 	i = buckets[h % nbuckets];

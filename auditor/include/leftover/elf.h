@@ -54,6 +54,14 @@ typedef struct lo_elf_verneed {
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow);
 void lo_elf_free(lo_elf *e);
 
+/*
+ * Let the kernel drop the object's pages from this process's memory. The
+ * mapping stays valid: a later lookup reads them again from the page cache.
+ * A scan calls this once a candidate is judged, so that memory grows with
+ * the largest library, not with the tree.
+ */
+void lo_elf_release(const lo_elf *e);
+
 /* The file's identity, for caching each library once per run. */
 dev_t lo_elf_dev(const lo_elf *e);
 ino_t lo_elf_ino(const lo_elf *e);
