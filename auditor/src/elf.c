@@ -621,13 +621,14 @@ static bool lookup_gnu(const lo_elf *e, lookup *lk)
 	/* memcpy: the section is only guaranteed 4-byte aligned by our check */
 	/*
 	 * As ld.so computes it (dl-lookup.c): the word index masked with
-	 * bloom_size - 1, and the hash held in a 64-bit uint_fast32_t shifted by
-	 * the file's bloom_shift, which x86-64 takes mod 64. Written out so that
-	 * no shift is undefined in C (a shift of 32 or more was, found by
-	 * fuzz/fuzz_elf).
+	 * bloom_size - 1, and the 32-bit hash shifted by the file's
+	 * bloom_shift, which glibc's x86-64 code does with a 32-bit shift that
+	 * takes the count mod 32 (tests/unit/test_hardening.c holds this
+	 * against dlsym for shifts 0..2^32-1). Written out so that no shift is
+	 * undefined in C (a shift of 32 or more was, found by fuzz/fuzz_elf).
 	 */
 	memcpy(&word, bloom + 8 * ((h / 64) & (bloom_size - 1)), sizeof(word));
-	mask = (1ull << (h % 64)) | (1ull << (((uint64_t)h >> (bloom_shift & 63)) % 64));
+	mask = (1ull << (h % 64)) | (1ull << ((h >> (bloom_shift & 31)) % 64));
 	if ((word & mask) != mask)
 		return true; /* definitely absent */
 	i = buckets[h % nbuckets];

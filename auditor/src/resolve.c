@@ -228,17 +228,36 @@ static void add_dir(char ***dirs, size_t *count, size_t *cap, const char *dir)
 	(*dirs)[(*count)++] = lo_xstrdup(dir);
 }
 
+/*
+ * Bounds on reading ld.so.conf, whose `include` globs may reach any file:
+ * only regular files, at most 1 MiB of each, and at most 1,000 files in
+ * all, so a glob that hits /dev/zero or /proc, or a file that includes
+ * itself twice (2^16 reads through 16 levels), cannot hang the scan
+ * (found by fuzz/fuzz_ldso_conf).
+ */
+#define LO_LDCONF_MAX_BYTES (1 << 20)
+#define LO_LDCONF_MAX_FILES 1000
+
 /* ld.so.conf: one directory per line, '#' comments, `include GLOB` lines. */
-static void read_ld_conf(lo_resolver *r, const char *path, size_t *cap, int depth)
+static void read_ld_conf(lo_resolver *r, const char *path, size_t *cap, int depth,
+			 size_t *files)
 {
 	FILE *f;
 	char line[PATH_MAX + 16];
+	struct stat st;
+	size_t bytes = 0;
 
-	if (depth > 16 || !(f = fopen(path, "re")))
+	if (depth > 16 || *files >= LO_LDCONF_MAX_FILES || !(f = fopen(path, "re")))
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	++*files;
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return;
+	}
+	while (bytes < LO_LDCONF_MAX_BYTES && fgets(line, sizeof(line), f)) {
 		char *s = line, *end;
 
+		bytes += strlen(line) + 1;
 		if ((end = strchr(s, '#')))
 			*end = '\0';
 		s += strspn(s, " \t");
@@ -254,7 +273,7 @@ static void read_ld_conf(lo_resolver *r, const char *path, size_t *cap, int dept
 			s += 8 + strspn(s + 8, " \t");
 			if (glob(s, 0, NULL, &g) == 0)
 				for (i = 0; i < g.gl_pathc; i++)
-					read_ld_conf(r, g.gl_pathv[i], cap, depth + 1);
+					read_ld_conf(r, g.gl_pathv[i], cap, depth + 1, files);
 			globfree(&g);
 		} else if (*s == '/') {
 			add_dir(&r->conf_dirs, &r->conf_count, cap, s);
@@ -278,9 +297,11 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 		if (opts->library_path[i][0])
 			add_dir(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
 	if (!*cache || read_ld_cache(r, cache) < 0) {
+		size_t files = 0;
+
 		cap = 0;
 		if (*conf)
-			read_ld_conf(r, conf, &cap, 0);
+			read_ld_conf(r, conf, &cap, 0, &files);
 	}
 	cap = 0;
 	if (opts && opts->default_dirs) {
