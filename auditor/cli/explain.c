@@ -10,7 +10,9 @@
 
 #include "cli.h"
 #include "leftover/buf.h"
+#include "leftover/buildsys.h"
 #include "leftover/error.h"
+#include "leftover/git.h"
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
@@ -84,6 +86,53 @@ static void print_symbols(const lo_load *load, const char *file)
 			printf(" => %s\n", s->weak ? "unresolved, weak: allowed" : "NOT FOUND");
 		free(sym);
 	}
+}
+
+/*
+ * For a file of a build tree whose source is in git and was at another
+ * commit when last scanned: the files that changed since and mention the
+ * file's name (its target's, "_mlirRegisterEverything" or "foo" for
+ * libfoo.so.1), such as the CMakeLists.txt that dropped its target.
+ */
+static void print_changes(const char *abs)
+{
+	char *dir = lo_xstrdup(abs), *slash, *source = NULL, *built = NULL, *branch = NULL;
+	const char *base = strrchr(abs, '/') + 1;
+	char name[256], **paths = NULL;
+	size_t i, n = 0, len;
+	lo_git *g = NULL;
+
+	/* the nearest directory above the file with a CMakeCache.txt */
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if ((source = lo_buildsys_cache_value(dir, "CMAKE_HOME_DIRECTORY")))
+			break;
+	}
+	if (!source || lo_git_open(&g, source) < 0 || !g || !*lo_git_commit(g))
+		goto out;
+	if (!(built = lo_scan_built_at(dir, lo_git_commit(g), &branch)))
+		goto out;
+	if (!strncmp(base, "lib", 3) && base[3] && base[3] != '.')
+		base += 3;
+	len = strcspn(base, ".");
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), base);
+	if (!*name || lo_git_changed_mentioning(g, built, lo_git_commit(g), name, &paths, &n) < 0)
+		goto out;
+	printf("changed since branch %s (%.7s), mentioning %s:\n",
+	       branch && *branch ? branch : "(detached)", built, name);
+	for (i = 0; i < n; i++) {
+		printf("  %s/%s\n", source, paths[i]);
+		free(paths[i]);
+	}
+	if (!n)
+		puts("  (nothing)");
+	free(paths);
+out:
+	lo_git_free(g);
+	free(built);
+	free(branch);
+	free(source);
+	free(dir);
 }
 
 int lo_cmd_explain(int argc, char **argv)
@@ -172,6 +221,7 @@ int lo_cmd_explain(int argc, char **argv)
 		}
 		rc = LO_EXIT_FINDINGS;
 	}
+	print_changes(abs);
 out:
 	lo_load_free(load);
 	lo_host_free(host);

@@ -91,3 +91,68 @@ bool lo_git_tracks(const lo_git *g, const char *abs)
 	/* git_index_find reads the in-memory index: safe from several threads */
 	return git_index_find(NULL, g->index, abs + n) == 0;
 }
+
+/* Larger blobs are not searched: generated data, not the build's sources. */
+#define LO_GIT_MAX_BLOB (4 << 20)
+
+static bool blob_mentions(git_repository *repo, const git_diff_file *f, const char *needle)
+{
+	git_blob *blob;
+	bool hit = false;
+
+	if (!(f->flags & GIT_DIFF_FLAG_VALID_ID) || git_oid_is_zero(&f->id) ||
+	    git_blob_lookup(&blob, repo, &f->id) < 0)
+		return false;
+	if (git_blob_rawsize(blob) <= LO_GIT_MAX_BLOB)
+		hit = memmem(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), needle,
+			     strlen(needle)) != NULL;
+	git_blob_free(blob);
+	return hit;
+}
+
+static int commit_tree(git_repository *repo, const char *id, git_tree **tree)
+{
+	git_oid oid;
+	git_commit *c;
+	int err;
+
+	if (git_oid_fromstr(&oid, id) < 0 || git_commit_lookup(&c, repo, &oid) < 0)
+		return lo_error_set(LO_ENOTFOUND, "no commit %s in the repository", id);
+	err = git_commit_tree(tree, c);
+	git_commit_free(c);
+	return err < 0 ? lo_error_set(LO_ERROR, "cannot read the tree of commit %s", id) : 0;
+}
+
+int lo_git_changed_mentioning(const lo_git *g, const char *from, const char *to,
+			      const char *needle, char ***paths, size_t *count)
+{
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	size_t i, n, cap = 0;
+	int err;
+
+	*paths = NULL;
+	*count = 0;
+	if ((err = commit_tree(g->repo, from, &a)) < 0 || (err = commit_tree(g->repo, to, &b)) < 0)
+		goto out;
+	if (git_diff_tree_to_tree(&diff, g->repo, a, b, NULL) < 0) {
+		err = lo_error_set(LO_ERROR, "cannot diff %.7s..%.7s", from, to);
+		goto out;
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *path = d->new_file.path ? d->new_file.path : d->old_file.path;
+
+		if (strstr(path, needle) || blob_mentions(g->repo, &d->old_file, needle) ||
+		    blob_mentions(g->repo, &d->new_file, needle)) {
+			lo_array_grow(paths, &cap, *count + 1, sizeof(char *));
+			(*paths)[(*count)++] = lo_xstrdup(path);
+		}
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	return err;
+}

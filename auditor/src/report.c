@@ -313,7 +313,7 @@ int lo_report_write_json(FILE *out, const lo_scan_result *res)
 				last = json_pack("{s:o, s:o, s:o}", "commit", jstr(og->last_commit),
 						 "branch", jstr(og->last_branch), "time",
 						 jstr(og->last_time));
-			json_object_set_new(t, "last_scan", last);
+			json_object_set_new(t, "previous", last);
 			json_array_append_new(trees, t);
 		}
 		json_object_set_new(doc, "trees", trees);

@@ -837,6 +837,45 @@ static char *short_id(const char *commit)
 }
 
 /*
+ * From a state.json: the last commit other than `head` that a scan saw (the
+ * record's own when it differs, else its "previous"), each field owned or NULL.
+ */
+static void read_state(const char *file, const char *head, char **commit, char **branch,
+		       char **when)
+{
+	json_t *state = json_load_file(file, 0, NULL), *last = state;
+
+	*commit = *branch = *when = NULL;
+	if (!state)
+		return;
+	if (head && json_is_string(json_object_get(state, "commit")) &&
+	    !strcmp(json_string_value(json_object_get(state, "commit")), head))
+		last = json_object_get(state, "previous");
+	if (json_is_object(last)) {
+		const char *c = json_string_value(json_object_get(last, "commit"));
+		const char *b = json_string_value(json_object_get(last, "branch"));
+		const char *w = json_string_value(json_object_get(last, "time"));
+
+		*commit = c ? lo_xstrdup(c) : NULL;
+		*branch = b ? lo_xstrdup(b) : NULL;
+		*when = w ? lo_xstrdup(w) : NULL;
+	}
+	json_decref(state);
+}
+
+char *lo_scan_built_at(const char *build_dir, const char *head, char **branch)
+{
+	lo_buf path = LO_BUF_INIT;
+	char *commit, *when;
+
+	lo_buf_printf(&path, "%s/.leftover/state.json", build_dir);
+	read_state(lo_buf_cstr(&path), head, &commit, branch, &when);
+	free(when);
+	lo_buf_dispose(&path);
+	return commit;
+}
+
+/*
  * The source tree's HEAD for a build tree, against what the previous scan
  * recorded in BUILD/.leftover/state.json; then this scan's record, written
  * to a temporary file and renamed so a reader never sees half of it.
@@ -847,7 +886,7 @@ static void record_origin(scan *s, size_t root)
 	char *source = s->opts && s->opts->source ? realpath(s->opts->source, NULL) : NULL;
 	lo_scan_origin *o;
 	lo_git *g = NULL;
-	json_t *prev, *now;
+	json_t *now;
 	lo_buf path = LO_BUF_INIT, tmp = LO_BUF_INIT;
 	char when[32];
 	time_t t = time(NULL);
@@ -868,17 +907,13 @@ static void record_origin(scan *s, size_t root)
 		o->branch = lo_xstrdup(lo_git_branch(g));
 		o->dirty = lo_git_dirty(g);
 	}
+	/*
+	 * The record keeps this scan's commit and, under "previous", the last
+	 * other commit a scan saw: the branch the tree was built at before the
+	 * switch stays known however often the tree is scanned after it.
+	 */
 	lo_buf_printf(&path, "%s/.leftover/state.json", build);
-	if ((prev = json_load_file(lo_buf_cstr(&path), 0, NULL))) {
-		const char *c = json_string_value(json_object_get(prev, "commit"));
-		const char *b = json_string_value(json_object_get(prev, "branch"));
-		const char *w = json_string_value(json_object_get(prev, "time"));
-
-		o->last_commit = c ? lo_xstrdup(c) : NULL;
-		o->last_branch = b ? lo_xstrdup(b) : NULL;
-		o->last_time = w ? lo_xstrdup(w) : NULL;
-		json_decref(prev);
-	}
+	read_state(lo_buf_cstr(&path), o->commit, &o->last_commit, &o->last_branch, &o->last_time);
 	if (o->commit && o->last_commit && strcmp(o->commit, o->last_commit)) {
 		char *was = short_id(o->last_commit), *is = short_id(o->commit), *line;
 
@@ -898,6 +933,11 @@ static void record_origin(scan *s, size_t root)
 	now = json_pack("{s:s, s:s, s:s, s:s}", "commit", o->commit, "branch", o->branch,
 			"time", when, "configuration", config ? config : "");
 	free(config);
+	if (now && o->last_commit)
+		json_object_set_new(now, "previous",
+				    json_pack("{s:s, s:s, s:s}", "commit", o->last_commit, "branch",
+					      o->last_branch ? o->last_branch : "", "time",
+					      o->last_time ? o->last_time : ""));
 	lo_buf_printf(&tmp, "%s/.leftover", build);
 	mkdir(lo_buf_cstr(&tmp), 0777);
 	lo_buf_printf(&tmp, "/state.json.%ld", (long)getpid());

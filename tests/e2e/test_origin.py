@@ -32,6 +32,16 @@ def test_branch_switch_is_named():
     line = "built at branch branch-a (%s), now on branch branch-b (%s)" % (head[:7], new[:7])
     assert line in p.stdout, p.stdout
     assert STALE in p.stdout
+    # a second scan on branch-b still knows the branch the tree was built at
+    again = lotest.leftover("scan", build)
+    assert line in again.stdout, again.stdout
+    # explain names what changed about the module between the two commits
+    e = lotest.leftover("explain", build / STALE)
+    assert "changed since branch branch-a (%s), mentioning _mlirRegisterEverything:" % head[:7] \
+        in e.stdout, e.stdout
+    changed = e.stdout.split("mentioning _mlirRegisterEverything:")[1].split()
+    assert str(src.resolve() / "CMakeLists.txt") in changed, changed
+    assert str(src.resolve() / "python" / "_mlirRegisterEverything.c") in changed, changed
 
 
 def test_committed_library_in_an_in_source_build_is_tracked_and_kept():

@@ -26,4 +26,13 @@ bool lo_git_dirty(const lo_git *g);
 /* Is the file at absolute path `abs` in the index? */
 bool lo_git_tracks(const lo_git *g, const char *abs);
 
+/*
+ * The files (paths relative to the work tree, owned, in diff order) that
+ * differ between commits `from` and `to` (full ids) and mention `needle`,
+ * in their path or in their old or new contents: what changed about a
+ * target between the branch a tree was built at and the current one.
+ */
+int lo_git_changed_mentioning(const lo_git *g, const char *from, const char *to,
+			      const char *needle, char ***paths, size_t *count);
+
 #endif

@@ -67,7 +67,7 @@ typedef struct lo_scan_origin {
 	char *source; /* the source dir */
 	char *commit, *branch; /* NULL without git; branch "" when detached */
 	bool dirty;
-	char *last_commit, *last_branch, *last_time; /* from the previous scan, or NULL */
+	char *last_commit, *last_branch, *last_time; /* the last other commit a scan saw, or NULL */
 } lo_scan_origin;
 
 typedef struct lo_scan_result {
@@ -126,6 +126,12 @@ char *lo_scan_cmake_python(const char *build_dir);
  * ancestor that has one, else python3 on PATH. Owned, or NULL.
  */
 char *lo_scan_python_for(const char *given, const char *dir);
+
+/*
+ * The commit BUILD_DIR was built at before `head`, by its state.json: owned,
+ * or NULL when no scan saw another commit; *branch likewise.
+ */
+char *lo_scan_built_at(const char *build_dir, const char *head, char **branch);
 
 struct lo_elf;
 /* The kind of a readable ELF object at `path`: by CPython suffix or PyInit_ export. */
