@@ -684,7 +684,8 @@ int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
 				 "from live ones");
 	}
 	lo_walk_tree(bs->dir, 1, collect_orphans, bs);
-	qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
+	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
+		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
 	*out = bs;
 	return 0;
 }

@@ -359,7 +359,9 @@ static void gather_items(scan *s)
 		item_list *l = &s->lists[w];
 
 		lo_array_grow(&s->items, &s->item_cap, s->item_count + l->count, sizeof(item));
-		memcpy(s->items + s->item_count, l->items, l->count * sizeof(item));
+		/* A worker that found nothing has no array: memcpy from NULL is UB (UBSan). */
+		if (l->count)
+			memcpy(s->items + s->item_count, l->items, l->count * sizeof(item));
 		s->item_count += l->count;
 		l->count = 0;
 	}
