@@ -230,10 +230,10 @@ static void add_dir(char ***dirs, size_t *count, size_t *cap, const char *dir)
 
 /*
  * Bounds on reading ld.so.conf, whose `include` globs may reach any file:
- * only regular files, at most 1 MiB of each, and at most 1,000 files in
- * all, so a glob that hits /dev/zero or /proc, or a file that includes
- * itself twice (2^16 reads through 16 levels), cannot hang the scan
- * (found by fuzz/fuzz_ldso_conf).
+ * only regular files, opened without blocking, at most 1 MiB of each, and
+ * at most 1,000 files in all, so a glob that hits /dev/zero, a FIFO or
+ * /proc/kmsg, or a file that includes itself twice (2^16 reads through 16
+ * levels), cannot hang the scan (found by fuzz/fuzz_ldso_conf).
  */
 #define LO_LDCONF_MAX_BYTES (1 << 20)
 #define LO_LDCONF_MAX_FILES 1000
@@ -246,12 +246,17 @@ static void read_ld_conf(lo_resolver *r, const char *path, size_t *cap, int dept
 	char line[PATH_MAX + 16];
 	struct stat st;
 	size_t bytes = 0;
+	int fd;
 
-	if (depth > 16 || *files >= LO_LDCONF_MAX_FILES || !(f = fopen(path, "re")))
+	if (depth > 16 || *files >= LO_LDCONF_MAX_FILES)
 		return;
 	++*files;
-	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	/* O_NONBLOCK: opening a FIFO, or reading /proc/kmsg, would block. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
 		return;
 	}
 	while (bytes < LO_LDCONF_MAX_BYTES && fgets(line, sizeof(line), f)) {

@@ -180,7 +180,8 @@ static bool loads_with_conf(const char *conf)
 
 /*
  * fuzz_ldso_conf: an `include` glob that reaches a device (/dev/zero) read
- * it forever; a file that includes itself twice doubled the reads at each
+ * it forever, one that reaches /proc/kmsg or a FIFO blocked; a file that
+ * includes itself twice doubled the reads at each
  * of 16 levels. Both must end quickly, and the directories listed after
  * them must still count.
  */
@@ -200,6 +201,12 @@ static void test_ldso_conf_include_device_and_self(void **state)
 	snprintf(text, sizeof(text), "include /dev/zero\n%s/lib\n", work);
 	put("zero.conf", text);
 	assert_true(loads_with_conf("zero.conf"));
+
+	/* A FIFO with no writer: opening it for reading blocks unless O_NONBLOCK. */
+	sh("mkfifo '%s/fifo.conf'", work);
+	snprintf(text, sizeof(text), "include %s/fifo.conf\n%s/lib\n", work, work);
+	put("fifo.conf.d", text);
+	assert_true(loads_with_conf("fifo.conf.d"));
 
 	snprintf(text, sizeof(text), "include %s/self.conf\ninclude %s/self.conf\n%s/lib\n", work,
 		 work, work);
