@@ -147,14 +147,20 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 	} else if (!strcmp(r->kind, "missing-library")) {
 		fprintf(out, "missing library: %s", r->library ? r->library : "?");
 	} else {
-		const char *nl = r->detail ? strchr(r->detail, '\n') : NULL;
-
 		fprintf(out, "%s", r->kind);
 		if (r->library)
 			fprintf(out, ": %s", r->library);
-		if (r->detail)
-			fprintf(out, ": %.*s", nl ? (int)(nl - r->detail) : (int)strlen(r->detail),
-				r->detail);
+		if (r->detail) {
+			/*
+			 * Details quote file names (cannot read 'NAME'): escaped like
+			 * paths, so a name with a newline, tab or escape byte keeps
+			 * the finding on one line and whole (tests/e2e/test_hardening_names.py).
+			 */
+			char *q = lo_report_quote_path(r->detail);
+
+			fprintf(out, ": %s", q);
+			free(q);
+		}
 	}
 	if (other_object)
 		fprintf(out, " (needed by %s)", obj);
