@@ -634,19 +634,27 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Orphans of the model that are still on disk, for the scan to list. */
-static int collect_orphans(const lo_walk_entry *e, void *payload)
+/*
+ * Orphans of the model that are still on disk, for the scan to list: only
+ * the recorded paths are looked at, not the whole tree again.
+ */
+static void collect_orphan(const char *relpath, void *value, void *payload)
 {
 	lo_buildsys *bs = payload;
 	lo_orphan_verdict v;
+	char *abs = NULL;
+	struct stat st;
 
-	if (e->err || e->type == DT_DIR)
-		return 0;
-	lo_buildsys_judge(bs, e->relpath, &v);
-	if (v.orphan == 1) {
+	lo_buildsys_judge(bs, relpath, &v);
+	if (v.orphan != 1)
+		return;
+	if (asprintf(&abs, "%s/%s", bs->dir, relpath) < 0)
+		abort();
+	if (lstat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		lo_array_grow(&bs->orphans, &bs->orphan_cap, bs->orphan_count + 1, sizeof(char *));
-		bs->orphans[bs->orphan_count++] = lo_xstrdup(e->relpath);
+		bs->orphans[bs->orphan_count++] = lo_xstrdup(relpath);
 	}
-	return 0;
+	free(abs);
 }
 
 int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
@@ -683,7 +691,7 @@ int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
 			note(bs, "without a File API codemodel, dead Makefile targets cannot be told "
 				 "from live ones");
 	}
-	lo_walk_tree(bs->dir, 1, collect_orphans, bs);
+	lo_map_foreach(bs->past, collect_orphan, bs);
 	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
 		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
 	*out = bs;

@@ -110,3 +110,13 @@ size_t lo_map_count(const lo_map *m)
 {
 	return m->count;
 }
+
+void lo_map_foreach(const lo_map *m, void (*fn)(const char *key, void *value, void *payload),
+		    void *payload)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->slots[i].key)
+			fn(m->slots[i].key, m->slots[i].value, payload);
+}

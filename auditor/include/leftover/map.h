@@ -22,4 +22,8 @@ void *lo_map_get(const lo_map *m, const char *key, bool *found);
 void lo_map_put(lo_map *m, const char *key, void *value);
 size_t lo_map_count(const lo_map *m);
 
+/* Call fn for every entry, in no particular order. */
+void lo_map_foreach(const lo_map *m, void (*fn)(const char *key, void *value, void *payload),
+		    void *payload);
+
 #endif
