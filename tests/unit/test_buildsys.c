@@ -15,22 +15,11 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "leftover/buildsys.h"
 
 static char tree[4096];
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 /* A fresh build dir named `name` under LEFTOVER_WORK, configured with `generator`. */
 static void configure(const char *name, const char *generator, const char *extra)

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "unit.h"
 #include <git2.h>
 
 #include "leftover/buf.h"
@@ -31,18 +33,6 @@
 #include "leftover/scan.h"
 
 static char work[4096], root[4200], outside[4200];
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 /*
  * Everything a change outside the root could touch, as one string (owned);

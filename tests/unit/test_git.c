@@ -14,22 +14,11 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "leftover/git.h"
 
 static char repo[PATH_MAX];
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 #define GIT "git -c user.name=unit -c user.email=unit@example.invalid -c init.defaultBranch=main"
 

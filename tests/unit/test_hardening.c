@@ -21,22 +21,12 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "leftover/elf.h"
 #include "leftover/resolve.h"
 
 static char work[4096];
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
 
 static void put(const char *name, const char *text)
 {
