@@ -599,10 +599,11 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 }
 
 /*
- * What the build system says of the file in `f`: still produced, orphan
- * (then the verdict is stale, whether or not it loads), or unknown.
+ * What the records say of the file in `f`: git, whether it is tracked; the
+ * build system, whether it is still produced, an orphan (then the verdict
+ * is stale, whether or not it loads), or unknown.
  */
-static void judge_orphan(scan *s, lo_file *f, const item *it)
+static void judge_records(scan *s, lo_file *f, const item *it)
 {
 	const lo_buildsys *bs = s->bs ? s->bs[it->root] : NULL;
 	const char *root = bs ? s->build_dirs[it->root] : s->roots[it->root];
@@ -611,27 +612,17 @@ static void judge_orphan(scan *s, lo_file *f, const item *it)
 	lo_reason *r;
 	char *abs;
 
-	if (!f->path)
+	if (!f->path || (!bs && !s->git[it->root]))
 		return;
-	if (s->git[it->root]) {
-		char *full;
-
-		if (f->path[0] == '/')
-			full = lo_xstrdup(f->path);
-		else if (asprintf(&full, "%s%s%s", s->res->root,
-				  strcmp(s->res->root, "/") ? "/" : "", f->path) < 0)
-			abort();
-		f->tracked = lo_git_tracks(s->git[it->root], full) ? LO_TRUE : LO_FALSE;
-		free(full);
-	}
-	if (!bs)
-		return;
+	/* f->path is relative to the result's root, or absolute outside it */
 	if (f->path[0] == '/')
 		abs = lo_xstrdup(f->path);
 	else if (asprintf(&abs, "%s%s%s", s->res->root, strcmp(s->res->root, "/") ? "/" : "",
 			  f->path) < 0)
 		abort();
-	if (strncmp(abs, root, rlen) || abs[rlen] != '/') {
+	if (s->git[it->root])
+		f->tracked = lo_git_tracks(s->git[it->root], abs) ? LO_TRUE : LO_FALSE;
+	if (!bs || strncmp(abs, root, rlen) || abs[rlen] != '/') {
 		free(abs);
 		return;
 	}
@@ -675,7 +666,7 @@ static void *judge_worker(void *arg)
 				snprintf(s->failed_msg, sizeof(s->failed_msg), "%s", lo_error_last());
 			break;
 		}
-		judge_orphan(s, &s->judged[i], &s->items[i]);
+		judge_records(s, &s->judged[i], &s->items[i]);
 	}
 	return NULL;
 }
