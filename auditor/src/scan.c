@@ -918,7 +918,7 @@ static void record_origin(scan *s, size_t root)
 		free(was);
 		free(is);
 	}
-	if (!o->commit || (s->opts && s->opts->no_state))
+	if (!o->commit)
 		goto out;
 	gmtime_r(&t, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -91,7 +91,6 @@ typedef struct lo_scan_opts {
 	bool reconfigure;      /* --reconfigure: refresh a missing or old File API reply */
 	bool all;              /* --all: list orphaned bookkeeping files one by one too */
 	const char *source;    /* --source: the source tree; default CMAKE_HOME_DIRECTORY */
-	bool no_state;         /* do not record this scan in BUILD_DIR/.leftover/state.json */
 } lo_scan_opts;
 
 /*
