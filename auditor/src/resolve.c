@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -68,12 +69,31 @@ static const char *const default_dirs[] = {
 
 #define NONE ((size_t)-1)
 
+/*
+ * The objects that provided every undefined symbol of one object in a load
+ * where all of them bound. Binding only asks whether some other object in
+ * the scope defines a symbol, so wherever all of these are in the scope the
+ * object binds completely again: its symbols need not be looked up anew.
+ */
+typedef struct binding {
+	size_t count;
+	const lo_elf *by[];
+} binding;
+
+/* One inode the resolver has parsed; shared by every path that names it. */
+typedef struct parsed {
+	lo_elf *elf;             /* owned */
+	_Atomic(binding *) bound; /* owned; NULL until some load bound it completely */
+} parsed;
+
 /* One file as the resolver has read it; cached by path. */
 typedef struct opened {
-	lo_elf *elf; /* NULL when it could not be read; owned by the inode map */
+	parsed *obj; /* NULL when it could not be read; owned by the inode map */
+	lo_elf *elf; /* obj->elf, or NULL */
 	int err;     /* 0, LO_ENOTELF, LO_EINVALID, or -errno-like LO_ERROR */
 	int errnum;  /* errno when the file could not be opened */
 	char *msg;   /* owned: why it could not be read */
+	bool ready;  /* set under the lock once the fields above are final */
 } opened;
 
 struct lo_resolver {
@@ -85,17 +105,21 @@ struct lo_resolver {
 	char **defaults;
 	size_t default_count;
 	/*
-	 * The caches, shared by the scan's threads. An entry, once made, never
-	 * changes, so only finding or making one needs the lock.
+	 * The caches, shared by the scan's threads. An entry, once ready, never
+	 * changes, so only finding or making one needs the lock; files are
+	 * parsed outside it, and a thread asking for a file another thread is
+	 * still reading waits on `ready`.
 	 */
 	pthread_mutex_t lock;
+	pthread_cond_t ready;
 	lo_map *by_path;  /* path -> opened* */
-	lo_map *by_inode; /* "dev:ino" -> lo_elf* (owned) */
+	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
 };
 
 /* One object in the simulated process. */
 typedef struct lobj {
 	const lo_elf *elf;  /* borrowed from the resolver */
+	parsed *obj;        /* the resolver's entry for elf */
 	const char *path;   /* as opened */
 	const char *origin; /* what $ORIGIN expands to for it */
 	const char *name;   /* the name it was asked for under */
@@ -295,6 +319,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
 
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
 	r->cache = lo_map_new();
@@ -329,9 +354,13 @@ static void free_opened(void *v)
 	free(o);
 }
 
-static void free_elf(void *v)
+static void free_parsed(void *v)
 {
-	lo_elf_free(v);
+	parsed *o = v;
+
+	lo_elf_free(o->elf);
+	free(atomic_load(&o->bound));
+	free(o);
 }
 
 static void free_strv(char **v, size_t n)
@@ -352,57 +381,87 @@ void lo_resolver_free(lo_resolver *r)
 	free_strv(r->defaults, r->default_count);
 	lo_map_free(r->cache, free);
 	lo_map_free(r->by_path, free_opened);
-	lo_map_free(r->by_inode, free_elf);
+	lo_map_free(r->by_inode, free_parsed);
+	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
 
-/*
- * Read the file at `path` once per run; the same inode under two paths is
- * one object. Parsing happens under the lock too: it is done once per file,
- * while the lookups that dominate a scan run outside it.
- */
-static const opened *resolver_open_locked(lo_resolver *r, const char *path)
+static void inode_key(char *key, size_t size, const struct stat *st)
 {
-	opened *o;
+	snprintf(key, size, "%llu:%llu", (unsigned long long)st->st_dev,
+		 (unsigned long long)st->st_ino);
+}
+
+/*
+ * Read the file at `path` into `o`, outside the lock; the same inode under
+ * two paths is one object (checked again under the lock, since another
+ * thread may have parsed it meanwhile under its other name).
+ */
+static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
+{
 	struct stat st;
 	char key[64];
+	parsed *found;
 	lo_elf *e;
 
-	if ((o = lo_map_get(r->by_path, path, NULL)))
-		return o;
-	o = lo_xcalloc(1, sizeof(*o));
-	lo_map_put(r->by_path, path, o);
 	if (stat(path, &st) < 0) {
 		o->err = LO_ERROR;
 		o->errnum = errno;
 		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", path);
 		o->msg = lo_xstrdup(lo_error_last());
-		return o;
+		return;
 	}
-	snprintf(key, sizeof(key), "%llu:%llu", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
-	if ((e = lo_map_get(r->by_inode, key, NULL))) {
-		o->elf = e;
-		return o;
+	inode_key(key, sizeof(key), &st);
+	pthread_mutex_lock(&r->lock);
+	found = lo_map_get(r->by_inode, key, NULL);
+	pthread_mutex_unlock(&r->lock);
+	if (found) {
+		o->obj = found;
+		return;
 	}
 	o->err = lo_elf_open(&e, AT_FDCWD, path, path, true);
 	if (o->err < 0) {
 		o->errnum = errno;
 		o->msg = lo_xstrdup(lo_error_last());
-		return o;
+		return;
 	}
-	lo_map_put(r->by_inode, key, e);
-	o->elf = e;
-	return o;
+	pthread_mutex_lock(&r->lock);
+	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
+		found = lo_xcalloc(1, sizeof(*found));
+		found->elf = e;
+		e = NULL;
+		lo_map_put(r->by_inode, key, found);
+	}
+	pthread_mutex_unlock(&r->lock);
+	lo_elf_free(e);
+	o->obj = found;
 }
 
+/*
+ * The file at `path`, read once per run. The first thread to ask reads it;
+ * the others wait for that, not for every other file being read.
+ */
 static const opened *resolver_open(lo_resolver *r, const char *path)
 {
-	const opened *o;
+	opened *o;
 
 	pthread_mutex_lock(&r->lock);
-	o = resolver_open_locked(r, path);
+	if ((o = lo_map_get(r->by_path, path, NULL))) {
+		while (!o->ready)
+			pthread_cond_wait(&r->ready, &r->lock);
+		pthread_mutex_unlock(&r->lock);
+		return o;
+	}
+	o = lo_xcalloc(1, sizeof(*o));
+	lo_map_put(r->by_path, path, o);
+	pthread_mutex_unlock(&r->lock);
+
+	resolver_read_into(r, path, o);
+	o->elf = o->obj ? o->obj->elf : NULL;
+	pthread_mutex_lock(&r->lock);
+	o->ready = true;
+	pthread_cond_broadcast(&r->ready);
 	pthread_mutex_unlock(&r->lock);
 	return o;
 }
@@ -720,14 +779,15 @@ static size_t find_loaded_elf(const proc *p, const lo_elf *e)
 	return NONE;
 }
 
-static size_t add_object(proc *p, const lo_elf *e, const char *path, const char *origin,
+static size_t add_object(proc *p, const opened *f, const char *path, const char *origin,
 			 const char *name, size_t loader)
 {
 	lobj *o;
 
 	lo_array_grow(&p->objs, &p->cap, p->count + 1, sizeof(*o));
 	o = &p->objs[p->count];
-	o->elf = e;
+	o->elf = f->elf;
+	o->obj = f->obj;
 	o->path = keep_dup(p, path);
 	o->origin = origin ? keep_dup(p, origin) : keep(p, dirname_of(path));
 	o->name = name ? keep_dup(p, name) : o->path;
@@ -787,7 +847,7 @@ static size_t map_closure(proc *p, size_t start)
 				if (k != NONE)
 					via = LO_VIA_ALREADY;
 				else
-					k = add_object(p, o->elf, path, NULL, name, i);
+					k = add_object(p, o, path, NULL, name, i);
 				trace_object(p, name, path, i, via, via_detail, &tried,
 					     p->objs[i].depth + 1);
 			} else if (res == TRY_FATAL) {
@@ -839,30 +899,95 @@ static size_t check_versions(proc *p)
 	return p->problem_count - before;
 }
 
-/* Bind every undefined symbol of the newly mapped objects in the scope. */
+/* Is `e` in the scope, other than as object `self`? */
+static bool in_scope(const proc *p, size_t self, const lo_elf *e)
+{
+	size_t k;
+
+	for (k = 0; k < p->count; k++)
+		if (k != self && p->objs[k].elf == e)
+			return true;
+	return false;
+}
+
+/* Did object i bind completely in an earlier load whose providers are all here too? */
+static bool bound_before(const proc *p, size_t i)
+{
+	const binding *b = p->objs[i].obj ? atomic_load(&p->objs[i].obj->bound) : NULL;
+	size_t j;
+
+	if (!b)
+		return false;
+	for (j = 0; j < b->count; j++)
+		if (!in_scope(p, i, b->by[j]))
+			return false;
+	return true;
+}
+
+/* Remember that object i bound completely with these providers; the first load to do so wins. */
+static void remember_binding(const proc *p, size_t i, const lo_elf *const *by, size_t count)
+{
+	binding *b, *none = NULL;
+
+	if (!p->objs[i].obj)
+		return;
+	b = lo_xmalloc(sizeof(*b) + count * sizeof(b->by[0]));
+	b->count = count;
+	if (count)
+		memcpy(b->by, by, count * sizeof(b->by[0]));
+	if (!atomic_compare_exchange_strong(&p->objs[i].obj->bound, &none, b))
+		free(b);
+}
+
+/*
+ * Bind every undefined symbol of the newly mapped objects in the scope.
+ * An object that bound completely before, with all of its providers in
+ * this scope too, binds again and is skipped (unless tracing, which wants
+ * every symbol): a library needed by a thousand candidates is bound once.
+ */
 static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 {
 	size_t i, j, k;
+	const lo_elf **by = NULL;
+	size_t by_count, by_cap = 0;
 
 	for (i = p->first_new; i < p->count; i++) {
 		const lo_elf *e = p->objs[i].elf;
+		bool complete = true;
 
+		if (!p->trace && bound_before(p, i))
+			continue;
+		by_count = 0;
 		for (j = 0; j < lo_elf_undef_count(e); j++) {
 			const lo_elf_undef *u = lo_elf_undef_at(e, j);
-			const char *provider = NULL;
+			const lo_elf *provider = NULL;
 
 			for (k = 0; k < p->count && !provider; k++)
 				if (k != i && lo_elf_defines(p->objs[k].elf, u))
-					provider = p->objs[k].path;
+					provider = p->objs[k].elf;
 			if (p->trace) {
 				lo_trace_symbol *t;
 
 				lo_array_grow(&p->tsyms, &p->tsym_cap, p->tsym_count + 1, sizeof(*t));
 				t = &p->tsyms[p->tsym_count++];
-				*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version, provider,
-							u->weak };
+				*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version,
+							provider ? p->objs[k - 1].path : NULL, u->weak };
 			}
-			if (provider || u->weak || (filter && filter(u->name, payload)))
+			if (provider) {
+				size_t b;
+
+				for (b = 0; b < by_count && by[b] != provider; b++)
+					;
+				if (b == by_count) {
+					lo_array_grow(&by, &by_cap, by_count + 1, sizeof(*by));
+					by[by_count++] = provider;
+				}
+				continue;
+			}
+			if (u->weak)
+				continue;
+			complete = false;
+			if (filter && filter(u->name, payload))
 				continue;
 			add_problem(p, LO_PROBLEM_UNDEFINED_SYMBOL, p->objs[i].path, u->name,
 				    u->version, u->version_file,
@@ -870,7 +995,10 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 						     u->name, u->version, u->version_file)
 					       : fmt("undefined symbol: %s", u->name));
 		}
+		if (complete)
+			remember_binding(p, i, by, by_count);
 	}
+	free(by);
 }
 
 /* ---- hosts ------------------------------------------------------------- */
@@ -903,7 +1031,7 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
 		real = realpath(program, NULL);
 		origin = dirname_of(real ? real : program);
-		p->main = add_object(p, o->elf, program, origin, NULL, NONE);
+		p->main = add_object(p, o, program, origin, NULL, NONE);
 		free(real);
 		free(origin);
 		h->name = lo_xstrdup(program);
@@ -923,7 +1051,7 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 			free(fatal);
 			goto fail;
 		}
-		add_object(p, o->elf, path, NULL, "libc.so.6", NONE);
+		add_object(p, o, path, NULL, "libc.so.6", NONE);
 		free(path);
 		h->name = lo_xstrdup("(C program)");
 		map_closure(p, 0);
@@ -1003,7 +1131,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 		trace_object(p, path, p->objs[k].path, NONE, LO_VIA_ALREADY, NULL, NULL, 0);
 		return 0;
 	}
-	add_object(p, o->elf, path, NULL, NULL, p->main);
+	add_object(p, o, path, NULL, NULL, p->main);
 	p->objs[p->count - 1].depth = 0;
 	trace_object(p, path, path, NONE, LO_VIA_CANDIDATE, NULL, NULL, 0);
 	if (map_closure(p, p->first_new) || check_versions(p))

@@ -185,6 +185,67 @@ static void test_rpath_inherited_runpath_not(void **state)
 	free(s);
 }
 
+/* The problems of each dlopen(WORK/rels[i]), in turn, from one resolver and host. */
+static char *load_each(const char *const *rels, size_t n)
+{
+	lo_resolver *r;
+	lo_host *h;
+	char out[8192] = "";
+	size_t i, j;
+
+	assert_int_equal(lo_resolver_new(&r, NULL), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	for (i = 0; i < n; i++) {
+		char path[8192];
+		lo_load *l;
+
+		snprintf(path, sizeof(path), "%s/%s", work, rels[i]);
+		assert_int_equal(lo_load_simulate(&l, r, h, path, 0, NULL, NULL), 0);
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s:", i ? " " : "",
+			 rels[i]);
+		for (j = 0; j < lo_load_problem_count(l); j++)
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
+				 j ? "," : "", lo_load_problem_at(l, j)->symbol);
+		lo_load_free(l);
+	}
+	lo_host_free(h);
+	lo_resolver_free(r);
+	return strdup(out);
+}
+
+/*
+ * One library, loaded by two candidates, bound in two scopes: it binds in
+ * the first (its symbol comes from a/libdep.so) and not in the second
+ * (b/libdep.so lacks it). A library is bound once per run only while its
+ * providers are all in the scope; this holds it to that in either order.
+ */
+static void test_same_library_two_scopes(void **state)
+{
+	static const char *const ab[] = { "top_a.so", "top_b.so" };
+	static const char *const ba[] = { "top_b.so", "top_a.so" };
+	char *s;
+
+	put("dep_full.c", "int f(void) { return 1; } int g(void) { return 2; }\n");
+	put("dep_less.c", "int g(void) { return 2; }\n");
+	put("mid.c", "int f(void); int mid(void) { return f(); }\n");
+	put("top.c", "int g(void); int mid(void); int top(void) { return g() + mid(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libdep.so dep_full.c -Wl,-soname,libdep.so && "
+	   "cc -shared -fPIC -o b/libdep.so dep_less.c -Wl,-soname,libdep.so && "
+	   "cc -shared -fPIC -o c/libmid.so mid.c -La -ldep", work);
+	/* RPATH, not RUNPATH: the loader searches it for libmid's needs too */
+	sh("cd '%s' && cc -shared -fPIC -o top_a.so top.c -La -Lc -ldep -lmid "
+	   "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/a:$ORIGIN/c'", work);
+	sh("cd '%s' && cc -shared -fPIC -o top_b.so top.c -La -Lc -ldep -lmid "
+	   "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/b:$ORIGIN/c'", work);
+
+	s = load_each(ab, 2);
+	assert_string_equal(s, "top_a.so: top_b.so:f");
+	free(s);
+	s = load_each(ba, 2);
+	assert_string_equal(s, "top_b.so:f top_a.so:");
+	free(s);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -286,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup(test_missing_version, setup),
 		cmocka_unit_test_setup(test_unversioned_reference_and_hidden_version, setup),
 		cmocka_unit_test_setup(test_weak_undefined, setup),
+		cmocka_unit_test_setup(test_same_library_two_scopes, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
