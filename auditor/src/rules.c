@@ -71,11 +71,20 @@ typedef struct entry {
 	bool overridden;
 } entry;
 
-/* An ordered set of path patterns and its compiled pathspec. */
+/*
+ * An ordered set of path patterns and its compiled pathspec. `needles` lets
+ * most paths be refused without libgit2: every pattern that can include a
+ * path has a run of literal characters that any path it matches contains
+ * (".so" for *.so), so a path containing none of them matches nothing.
+ * The walk asks this of every file in the tree, and pathspec matching was a
+ * quarter of a scan's instructions.
+ */
 typedef struct pattern_set {
 	char **patterns; /* owned, in declaration order, `!` for negation */
 	size_t count, cap;
 	git_pathspec *spec; /* owned; NULL when the set is empty */
+	char **needles;     /* owned; NULL when some pattern has none (then no shortcut) */
+	size_t needle_count;
 } pattern_set;
 
 /* Symbol patterns, matched with fnmatch(3). */
@@ -651,6 +660,55 @@ static int pattern_set_add(lo_rules *r, pattern_set *ps, const entry *e, const c
 	return 0;
 }
 
+/*
+ * The longest run of characters of `pat` that a matching path must contain
+ * as they are, or NULL when that is not known: a '[' class or a '\\'
+ * escape, or no literal at all (`*`). '/' ends a run too, since libgit2
+ * may take a trailing one to mean a directory.
+ */
+static char *pattern_needle(const char *pat)
+{
+	const char *p, *run = pat, *best = NULL;
+	size_t best_len = 0;
+
+	if (strpbrk(pat, "[\\"))
+		return NULL;
+	for (p = pat;; p++) {
+		if (!*p || *p == '*' || *p == '?' || *p == '/') {
+			if ((size_t)(p - run) > best_len) {
+				best = run;
+				best_len = (size_t)(p - run);
+			}
+			if (!*p)
+				break;
+			run = p + 1;
+		}
+	}
+	return best ? lo_xstrndup(best, best_len) : NULL;
+}
+
+static void pattern_set_find_needles(pattern_set *ps)
+{
+	size_t i, n = 0;
+
+	ps->needles = lo_xcalloc(ps->count, sizeof(char *));
+	for (i = 0; i < ps->count; i++) {
+		char *needle;
+
+		if (ps->patterns[i][0] == '!') /* an exclude never makes a path match */
+			continue;
+		if (!(needle = pattern_needle(ps->patterns[i]))) {
+			while (n > 0)
+				free(ps->needles[--n]);
+			free(ps->needles);
+			ps->needles = NULL;
+			return;
+		}
+		ps->needles[n++] = needle;
+	}
+	ps->needle_count = n;
+}
+
 static int pattern_set_compile(pattern_set *ps)
 {
 	git_strarray arr;
@@ -667,12 +725,26 @@ static int pattern_set_compile(pattern_set *ps)
 	free(arr.strings);
 	if (err < 0)
 		return git_message_error("compile patterns", ps->patterns[0]);
+	pattern_set_find_needles(ps);
 	return 0;
+}
+
+static bool pattern_set_may_match(const pattern_set *ps, const char *relpath)
+{
+	size_t i;
+
+	if (!ps->needles)
+		return true;
+	for (i = 0; i < ps->needle_count; i++)
+		if (strstr(relpath, ps->needles[i]))
+			return true;
+	return false;
 }
 
 static bool pattern_set_matches(const pattern_set *ps, const char *relpath)
 {
-	return ps->spec && git_pathspec_matches_path(ps->spec, GIT_PATHSPEC_USE_CASE, relpath) == 1;
+	return ps->spec && pattern_set_may_match(ps, relpath) &&
+	       git_pathspec_matches_path(ps->spec, GIT_PATHSPEC_USE_CASE, relpath) == 1;
 }
 
 static void pattern_set_dispose(pattern_set *ps)
@@ -682,6 +754,9 @@ static void pattern_set_dispose(pattern_set *ps)
 	for (i = 0; i < ps->count; i++)
 		free(ps->patterns[i]);
 	free(ps->patterns);
+	for (i = 0; ps->needles && i < ps->needle_count; i++)
+		free(ps->needles[i]);
+	free(ps->needles);
 	git_pathspec_free(ps->spec);
 }
 

@@ -49,6 +49,31 @@ static void test_defaults_select_shared_objects_at_any_depth(void **state)
 	lo_rules_free(r);
 }
 
+/* Wildcards of every kind, with and without a literal run to look for first. */
+static void test_candidate_wildcards(void **state)
+{
+	const char *f = write_rules("wild.rules",
+				    "[candidates]\n"
+				    "\tinclude = lib?.mod\n"
+				    "\tinclude = x[0-9].bin\n"
+				    "\tinclude = \"esc\\\\*.dat\"\n"
+				    "\tinclude = deep/**/z\n");
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
+	assert_true(lo_rules_is_candidate(r, "libA.mod"));
+	assert_false(lo_rules_is_candidate(r, "lib.mod"));
+	assert_true(lo_rules_is_candidate(r, "x7.bin"));
+	assert_false(lo_rules_is_candidate(r, "xa.bin"));
+	assert_true(lo_rules_is_candidate(r, "esc*.dat"));
+	assert_false(lo_rules_is_candidate(r, "escX.dat"));
+	assert_true(lo_rules_is_candidate(r, "deep/a/b/z"));
+	assert_true(lo_rules_is_candidate(r, "deep/z"));
+	assert_false(lo_rules_is_candidate(r, "deep/a/y"));
+	assert_true(lo_rules_is_candidate(r, "lib/libfoo.so"));
+	lo_rules_free(r);
+}
+
 static void test_exclude_and_double_star(void **state)
 {
 	const char *f = write_rules("exclude.rules",
@@ -441,6 +466,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_select_shared_objects_at_any_depth),
+		cmocka_unit_test(test_candidate_wildcards),
 		cmocka_unit_test(test_exclude_and_double_star),
 		cmocka_unit_test(test_later_layer_overrides_earlier),
 		cmocka_unit_test(test_user_layer_and_given_file),
