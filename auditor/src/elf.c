@@ -1,8 +1,12 @@
 /*
  * elf.c - read one ELF object the way ld.so sees it (see elf.h).
  *
- * libelf maps the file (ELF_C_READ_MMAP) and checks that every section's
- * data lies inside the file; on top of that this file checks every count,
+ * The file is mapped read-only here and handed to libelf with elf_memory,
+ * which checks that every section's data lies inside the image; once the
+ * tables are read libelf's own structures are freed (elf_end) and only the
+ * mapping stays, with every string and table borrowed from it: a scan
+ * keeps thousands of objects, and libelf's per-section bookkeeping was
+ * half of its heap. On top of libelf this file checks every count,
  * index and offset it takes from the file before following it: string
  * offsets go through elf_strptr (which checks termination inside the
  * section), version chains and hash chains are walked with explicit bounds
@@ -41,8 +45,10 @@ typedef struct {
 } verneed_index;
 
 struct lo_elf {
-	char *name; /* owned */
-	Elf *elf;   /* owns the mapping every borrowed string points into */
+	char *name;  /* owned */
+	char *image; /* the file, mapped read-only; every borrowed string points into it */
+	size_t size;
+	Elf *elf;    /* libelf's view of image while lo_elf_open reads it, then NULL */
 	dev_t dev;
 	ino_t ino;
 	int class, data, machine, type;
@@ -52,10 +58,17 @@ struct lo_elf {
 	const char **needed; /* owned array of borrowed strings */
 	size_t needed_count;
 
-	/* The dynamic symbol table. */
-	Elf_Data *dynsym;
+	/*
+	 * The dynamic symbol table and its strings, read in place: a lookup
+	 * is a few loads, not a libelf call per symbol (gelf_getsym and
+	 * elf_strptr were a sixth of a scan's instructions). Only objects of
+	 * the host's class get here, so the entries are Elf64_Sym.
+	 */
+	const Elf64_Sym *dynsym; /* dynsym_count entries, or NULL */
 	size_t dynsym_count;
 	size_t dynstr_index; /* section index of its string table */
+	const char *dynstr;  /* the string table, ending in a NUL */
+	size_t dynstr_size;
 	const GElf_Versym *versym; /* dynsym_count entries, or NULL */
 
 	/* DT_GNU_HASH words (bloom filter, buckets, chains), or DT_HASH. */
@@ -63,6 +76,18 @@ struct lo_elf {
 	size_t gnu_hash_words;
 	const uint32_t *sysv_hash;
 	size_t sysv_hash_words;
+	/*
+	 * The GNU hash table's header, checked once at open: a scan looks
+	 * up millions of symbols, most of them refused by the bloom filter,
+	 * which should cost a few loads each.
+	 */
+	struct {
+		bool usable;
+		uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
+		const unsigned char *bloom; /* 8-byte words, 4-byte aligned only */
+		const uint32_t *buckets, *chain;
+		size_t chain_words;
+	} gnu;
 
 	verdef_table verdefs;
 	lo_elf_verneed *verneeds; /* owned */
@@ -73,6 +98,27 @@ struct lo_elf {
 
 /* Iteration cap for any chain read from the file, against loops. */
 #define LO_ELF_MAX_CHAIN 1000000
+
+/*
+ * Is [p, p + n) inside the mapping? libelf hands out pointers into the
+ * image for the data we keep, except when it has to convert or align a
+ * section, and then into a copy it frees at elf_end: such a section is
+ * refused rather than kept dangling.
+ */
+static bool in_image(const lo_elf *e, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)e->image;
+
+	return p && a >= base && n <= e->size && a - base <= e->size - n;
+}
+
+/* A string of string table `scn` at `off`, borrowed from the image, or NULL. */
+static const char *image_str(const lo_elf *e, size_t scn, size_t off)
+{
+	const char *s = elf_strptr(e->elf, scn, off);
+
+	return s && in_image(e, s, 1) ? s : NULL;
+}
 
 static int elf_fail(const lo_elf *e, const char *what)
 {
@@ -107,9 +153,32 @@ static uint32_t sysv_hash(const char *name)
 	return h;
 }
 
+/* The string at `off` in the dynamic string table; NULL when out of bounds. */
 static const char *dynstr(const lo_elf *e, size_t off)
 {
-	return elf_strptr(e->elf, e->dynstr_index, off);
+	return off < e->dynstr_size ? e->dynstr + off : NULL;
+}
+
+/*
+ * Take the string table in place once elf_strptr has accepted it (a
+ * SHT_STRTAB inside the file). A table whose last byte is not a NUL would
+ * let a string run off its end; ld.so would read on, we refuse the file.
+ */
+static int keep_dynstr(lo_elf *e)
+{
+	Elf_Scn *scn = elf_getscn(e->elf, e->dynstr_index);
+	Elf_Data *d;
+
+	if (!elf_strptr(e->elf, e->dynstr_index, 0) || !scn || !(d = elf_getdata(scn, NULL)))
+		return elf_fail(e, "dynamic string table");
+	if (!d->d_size || !in_image(e, d->d_buf, d->d_size) ||
+	    ((const char *)d->d_buf)[d->d_size - 1] != '\0')
+		return lo_error_set(LO_EINVALID,
+				    "cannot read dynamic string table of '%s': not NUL-terminated",
+				    e->name);
+	e->dynstr = d->d_buf;
+	e->dynstr_size = d->d_size;
+	return 0;
 }
 
 static int read_dynamic(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
@@ -132,7 +201,7 @@ static int read_dynamic(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 			break;
 		if (dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_SONAME || dyn.d_tag == DT_RPATH ||
 		    dyn.d_tag == DT_RUNPATH) {
-			s = elf_strptr(e->elf, sh->sh_link, dyn.d_un.d_val);
+			s = image_str(e, sh->sh_link, dyn.d_un.d_val);
 			if (!s)
 				return lo_error_set(LO_EINVALID,
 						    "cannot read dynamic section of '%s': "
@@ -190,7 +259,7 @@ static int read_verdef(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
 					    "bad auxiliary entry at offset %zu", e->name, off);
-		name = elf_strptr(e->elf, sh->sh_link, vda.vda_name);
+		name = image_str(e, sh->sh_link, vda.vda_name);
 		if (!name)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
@@ -230,7 +299,7 @@ static int read_verneed(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh, verneed_in
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version requirements of '%s': "
 					    "entry at offset %zu out of bounds", e->name, off);
-		file = elf_strptr(e->elf, sh->sh_link, vn.vn_file);
+		file = image_str(e, sh->sh_link, vn.vn_file);
 		if (!file)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version requirements of '%s': "
@@ -245,7 +314,7 @@ static int read_verneed(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh, verneed_in
 						    "cannot read version requirements of '%s': "
 						    "auxiliary entry at offset %zu out of bounds",
 						    e->name, aoff);
-			name = elf_strptr(e->elf, sh->sh_link, vna.vna_name);
+			name = image_str(e, sh->sh_link, vna.vna_name);
 			if (!name)
 				return lo_error_set(LO_EINVALID,
 						    "cannot read version requirements of '%s': "
@@ -281,7 +350,7 @@ static int keep_words(lo_elf *e, Elf_Scn *scn, const uint32_t **words, size_t *c
 
 	if (!data || !data->d_buf)
 		return elf_fail(e, what);
-	if ((uintptr_t)data->d_buf % 4)
+	if ((uintptr_t)data->d_buf % 4 || !in_image(e, data->d_buf, data->d_size))
 		return lo_error_set(LO_EINVALID, "cannot read %s of '%s': misaligned", what,
 				    e->name);
 	*words = data->d_buf;
@@ -289,30 +358,56 @@ static int keep_words(lo_elf *e, Elf_Scn *scn, const uint32_t **words, size_t *c
 	return 0;
 }
 
+/* Check the GNU hash table's header against its size; an unusable one is not used. */
+static void gnu_hash_prepare(lo_elf *e)
+{
+	const uint32_t *w = e->gnu_hash;
+	size_t words = e->gnu_hash_words;
+	uint32_t bloom_size;
+
+	if (words < 4)
+		return;
+	bloom_size = w[2];
+	if (!w[0] || !bloom_size || (size_t)bloom_size * 2 + w[0] > words - 4)
+		return;
+	e->gnu.usable = true;
+	e->gnu.nbuckets = w[0];
+	e->gnu.symoffset = w[1];
+	e->gnu.bloom_mask = bloom_size - 1;
+	e->gnu.bloom_shift = w[3];
+	e->gnu.bloom = (const unsigned char *)(w + 4);
+	e->gnu.buckets = w + 4 + (size_t)bloom_size * 2;
+	e->gnu.chain = e->gnu.buckets + w[0];
+	e->gnu.chain_words = words - 4 - (size_t)bloom_size * 2 - w[0];
+}
+
 static int read_undefs(lo_elf *e, const verneed_index *index, size_t index_count)
 {
-	size_t i;
-	size_t cap = 0;
+	size_t i, n = 0;
 
+	/* Counted first: thousands of objects stay cached, each array exactly its size. */
+	for (i = 1; i < e->dynsym_count; i++)
+		if (e->dynsym[i].st_shndx == SHN_UNDEF && ELF64_ST_BIND(e->dynsym[i].st_info) != STB_LOCAL)
+			n++;
+	if (!n)
+		return 0;
+	e->undefs = lo_xmalloc(n * sizeof(*e->undefs));
 	for (i = 1; i < e->dynsym_count; i++) {
-		GElf_Sym sym;
+		const Elf64_Sym *sym = &e->dynsym[i];
 		const char *name;
 		lo_elf_undef *u;
 		int bind;
 
-		if (!gelf_getsym(e->dynsym, (int)i, &sym))
-			return elf_fail(e, "dynamic symbol table");
-		bind = GELF_ST_BIND(sym.st_info);
-		if (sym.st_shndx != SHN_UNDEF || bind == STB_LOCAL)
+		bind = ELF64_ST_BIND(sym->st_info);
+		if (sym->st_shndx != SHN_UNDEF || bind == STB_LOCAL)
 			continue;
-		name = dynstr(e, sym.st_name);
+		name = dynstr(e, sym->st_name);
 		if (!name)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read dynamic symbol %zu of '%s': "
 					    "name offset out of bounds", i, e->name);
 		if (!*name)
 			continue;
-		lo_array_grow(&e->undefs, &cap, e->undef_count + 1, sizeof(*e->undefs));
 		u = &e->undefs[e->undef_count++];
 		memset(u, 0, sizeof(*u));
 		u->name = name;
@@ -357,18 +452,32 @@ static int read_tables(lo_elf *e)
 			if ((err = read_dynamic(e, scn, &sh)) < 0)
 				return err;
 			break;
-		case SHT_DYNSYM:
-			e->dynsym = elf_getdata(scn, NULL);
-			if (!e->dynsym || !sh.sh_entsize)
+		case SHT_DYNSYM: {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			if (!d || !d->d_buf)
 				return elf_fail(e, "dynamic symbol table");
-			e->dynsym_count = e->dynsym->d_size / sh.sh_entsize;
+			if (sh.sh_entsize != sizeof(Elf64_Sym) ||
+			    (uintptr_t)d->d_buf % _Alignof(Elf64_Sym) ||
+			    !in_image(e, d->d_buf, d->d_size))
+				return lo_error_set(LO_EINVALID,
+						    "cannot read dynamic symbol table of '%s': "
+						    "entries of %llu bytes, or misaligned", e->name,
+						    (unsigned long long)sh.sh_entsize);
+			e->dynsym = d->d_buf;
+			e->dynsym_count = d->d_size / sizeof(Elf64_Sym);
 			e->dynstr_index = sh.sh_link;
 			break;
+		}
 		case SHT_GNU_versym: {
 			Elf_Data *d = elf_getdata(scn, NULL);
 
 			if (!d)
 				return elf_fail(e, "symbol versions");
+			if (d->d_size && !in_image(e, d->d_buf, d->d_size))
+				return lo_error_set(LO_EINVALID,
+						    "cannot read symbol versions of '%s': misaligned",
+						    e->name);
 			e->versym = d->d_buf;
 			versym_count = d->d_size / sizeof(GElf_Versym);
 			break;
@@ -393,12 +502,9 @@ static int read_tables(lo_elf *e)
 			break;
 		}
 	}
-	/*
-	 * elf_strptr loads a string table on first use; do it now, once, so
-	 * that later lookups from several threads only read.
-	 */
-	if (e->dynsym && !elf_strptr(e->elf, e->dynstr_index, 0))
-		return elf_fail(e, "dynamic string table");
+	if (e->dynsym && (err = keep_dynstr(e)) < 0)
+		return err;
+	gnu_hash_prepare(e);
 	if (e->versym && versym_count < e->dynsym_count)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read symbol versions of '%s': %zu entries for %zu symbols",
@@ -456,12 +562,18 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	e->name = lo_xstrdup(name);
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
-	elf_version(EV_CURRENT);
-	e->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	/* The mapping outlives the descriptor; keeping thousands open would hit RLIMIT_NOFILE. */
-	if (e->elf)
-		elf_cntl(e->elf, ELF_C_FDDONE);
+	e->image = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
+	if (e->image == MAP_FAILED) {
+		e->image = NULL;
+		err = lo_error_set_errno(LO_ERROR, errno, "cannot map '%s' (%lld bytes)", name,
+					 (long long)st.st_size);
+		goto fail;
+	}
+	e->size = (size_t)st.st_size;
+	elf_version(EV_CURRENT);
+	e->elf = elf_memory(e->image, e->size);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &eh)) {
 		err = elf_fail(e, "ELF header");
 		goto fail;
@@ -473,6 +585,8 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	e->native = e->class == ELFCLASS64 && e->data == ELFDATA2LSB && e->machine == EM_X86_64;
 	if (e->native && (err = read_tables(e)) < 0)
 		goto fail;
+	elf_end(e->elf);
+	e->elf = NULL;
 	*out = e;
 	return 0;
 fail:
@@ -490,19 +604,17 @@ void lo_elf_free(lo_elf *e)
 	free(e->undefs);
 	if (e->elf)
 		elf_end(e->elf);
+	if (e->image)
+		munmap(e->image, e->size);
 	free(e->name);
 	free(e);
 }
 
 void lo_elf_release(const lo_elf *e)
 {
-	size_t size = 0;
-	char *image = elf_rawfile(e->elf, &size);
-	long page = sysconf(_SC_PAGESIZE);
-
 	/* a private read-only file mapping: dropped pages come back from the file */
-	if (image && size && page > 0 && (uintptr_t)image % (uintptr_t)page == 0)
-		madvise(image, size, MADV_DONTNEED);
+	if (e->image)
+		madvise(e->image, e->size, MADV_DONTNEED);
 }
 
 dev_t lo_elf_dev(const lo_elf *e) { return e->dev; }
@@ -552,24 +664,25 @@ typedef struct {
 /* glibc's check_match plus the binding test of do_lookup_x, for symbol i. */
 static void lookup_try(const lo_elf *e, size_t i, lookup *lk)
 {
-	GElf_Sym sym;
+	const Elf64_Sym *sym;
 	const char *name;
 	int stt, bind;
 
-	if (i == 0 || i >= e->dynsym_count || !gelf_getsym(e->dynsym, (int)i, &sym))
+	if (i == 0 || i >= e->dynsym_count)
 		return;
-	stt = GELF_ST_TYPE(sym.st_info);
-	bind = GELF_ST_BIND(sym.st_info);
-	if (sym.st_shndx == SHN_UNDEF)
+	sym = &e->dynsym[i];
+	stt = ELF64_ST_TYPE(sym->st_info);
+	bind = ELF64_ST_BIND(sym->st_info);
+	if (sym->st_shndx == SHN_UNDEF)
 		return;
-	if (sym.st_value == 0 && sym.st_shndx != SHN_ABS && stt != STT_TLS)
+	if (sym->st_value == 0 && sym->st_shndx != SHN_ABS && stt != STT_TLS)
 		return;
 	if (stt != STT_NOTYPE && stt != STT_OBJECT && stt != STT_FUNC && stt != STT_COMMON &&
 	    stt != STT_TLS && stt != STT_GNU_IFUNC)
 		return;
 	if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE)
 		return;
-	name = dynstr(e, sym.st_name);
+	name = dynstr(e, sym->st_name);
 	if (!name || strcmp(name, lk->ref->name))
 		return;
 	if (!e->versym) {
@@ -596,28 +709,12 @@ static void lookup_try(const lo_elf *e, size_t i, lookup *lk)
 
 static bool lookup_gnu(const lo_elf *e, lookup *lk)
 {
-	const uint32_t *w = e->gnu_hash;
-	size_t words = e->gnu_hash_words;
-	uint32_t nbuckets, symoffset, bloom_size, bloom_shift, h = lk->ref->gnu_hash;
-	const uint32_t *buckets, *chain;
-	const unsigned char *bloom;
+	uint32_t h = lk->ref->gnu_hash, symoffset = e->gnu.symoffset;
 	uint64_t word, mask;
-	size_t chain_words, i, steps;
+	size_t i, steps;
 
-	if (words < 4)
+	if (!e->gnu.usable)
 		return false;
-	nbuckets = w[0];
-	symoffset = w[1];
-	bloom_size = w[2];
-	bloom_shift = w[3];
-	if (!nbuckets || !bloom_size ||
-	    (size_t)bloom_size * 2 + nbuckets > words - 4)
-		return false;
-	bloom = (const unsigned char *)(w + 4);
-	buckets = w + 4 + (size_t)bloom_size * 2;
-	chain = buckets + nbuckets;
-	chain_words = words - 4 - (size_t)bloom_size * 2 - nbuckets;
-
 	/* memcpy: the section is only guaranteed 4-byte aligned by our check */
 	/*
 	 * As ld.so computes it (dl-lookup.c): the word index masked with
@@ -627,20 +724,20 @@ static bool lookup_gnu(const lo_elf *e, lookup *lk)
 	 * against dlsym for shifts 0..2^32-1). Written out so that no shift is
 	 * undefined in C (a shift of 32 or more was, found by fuzz/fuzz_elf).
 	 */
-	memcpy(&word, bloom + 8 * ((h / 64) & (bloom_size - 1)), sizeof(word));
-	mask = (1ull << (h % 64)) | (1ull << ((h >> (bloom_shift & 31)) % 64));
+	memcpy(&word, e->gnu.bloom + 8 * ((h / 64) & e->gnu.bloom_mask), sizeof(word));
+	mask = (1ull << (h % 64)) | (1ull << ((h >> (e->gnu.bloom_shift & 31)) % 64));
 	if ((word & mask) != mask)
 		return true; /* definitely absent */
-	i = buckets[h % nbuckets];
+	i = e->gnu.buckets[h % e->gnu.nbuckets];
 	if (i < symoffset)
 		return true;
 	for (steps = 0; steps < LO_ELF_MAX_CHAIN; steps++, i++) {
 		size_t ci = i - symoffset;
 		uint32_t ch;
 
-		if (ci >= chain_words || i >= e->dynsym_count)
+		if (ci >= e->gnu.chain_words || i >= e->dynsym_count)
 			return true;
-		ch = chain[ci];
+		ch = e->gnu.chain[ci];
 		if ((ch | 1u) == (h | 1u))
 			lookup_try(e, i, lk);
 		if (ch & 1u)
@@ -682,6 +779,20 @@ bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref)
 			lookup_try(e, i, &lk);
 	/* An unversioned reference takes a lone versioned definition (do_lookup_x). */
 	return lk.found || lk.versioned == 1;
+}
+
+void lo_elf_foreach_defined_hash(const lo_elf *e, void (*fn)(uint32_t hash, void *payload),
+				 void *payload)
+{
+	size_t i;
+
+	for (i = 1; i < e->dynsym_count; i++) {
+		const char *name;
+
+		if (e->dynsym[i].st_shndx == SHN_UNDEF || !(name = dynstr(e, e->dynsym[i].st_name)))
+			continue;
+		fn(lo_elf_gnu_hash(name), payload);
+	}
 }
 
 bool lo_elf_exports(const lo_elf *e, const char *name)

@@ -115,6 +115,14 @@ uint32_t lo_elf_gnu_hash(const char *name);
  */
 bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref);
 
+/*
+ * Call fn with the GNU hash of the name of every symbol the object defines,
+ * whatever its type, binding or version: a superset of the names
+ * lo_elf_defines can find, for a filter over several objects.
+ */
+void lo_elf_foreach_defined_hash(const lo_elf *e, void (*fn)(uint32_t hash, void *payload),
+				 void *payload);
+
 /* Does the object export `name`, unversioned, as an import would find it? */
 bool lo_elf_exports(const lo_elf *e, const char *name);
 
