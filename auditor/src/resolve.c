@@ -125,6 +125,8 @@ typedef struct lobj {
 	const char *name;   /* the name it was asked for under */
 	size_t loader;      /* the object that asked for it, NONE for the first */
 	size_t depth;
+	/* lo_elf_gnu_hash of name and soname (0 without one), compared before the strings */
+	uint32_t name_hash, soname_hash;
 } lobj;
 
 /* A process being built: the host's objects, then those a dlopen adds. */
@@ -143,11 +145,22 @@ typedef struct proc {
 	lo_trace_symbol *tsyms;
 	size_t tsym_count, tsym_cap;
 	bool trace;
+	/*
+	 * Bit (hash % LO_HOST_BITS) is set for every name an object before
+	 * first_new defines; a clear bit lets a lookup skip the host's
+	 * objects, which every symbol of every candidate would otherwise be
+	 * looked up in first. Owned by the host, NULL while it is built.
+	 */
+	const uint64_t *host_names;
 } proc;
+
+/* 2^20 bits (128 KiB): a Python host's ~10,000 names fill about 1 %. */
+#define LO_HOST_BITS (1u << 20)
 
 struct lo_host {
 	proc p;
-	char *name; /* owned */
+	char *name;      /* owned */
+	uint64_t *names; /* owned; p.host_names */
 };
 
 struct lo_load {
@@ -180,6 +193,19 @@ static void proc_dispose(proc *p)
 	free(p->problems);
 	free(p->tobjs);
 	free(p->tsyms);
+}
+
+static void set_name_bit(uint32_t hash, void *payload)
+{
+	uint64_t *bits = payload;
+
+	bits[(hash % LO_HOST_BITS) / 64] |= 1ull << (hash % 64);
+}
+
+static bool host_may_define(const proc *p, uint32_t hash)
+{
+	return !p->host_names ||
+	       (p->host_names[(hash % LO_HOST_BITS) / 64] & (1ull << (hash % 64))) != 0;
 }
 
 /* ---- the loader's cache and configuration ---------------------------- */
@@ -751,20 +777,28 @@ static enum try_result search(proc *p, size_t req, const char *name, char **path
 	return res;
 }
 
-/* _dl_name_match_p: is `name` how object o is known in the process? */
-static bool name_matches(const lobj *o, const char *name)
+/*
+ * _dl_name_match_p: is `name` (whose hash is h) how object o is known in
+ * the process? Every DT_NEEDED and version requirement of every object of
+ * every load asks this of each object loaded, hence the hashes.
+ */
+static bool name_matches(const lobj *o, const char *name, uint32_t h, bool slash)
 {
 	const char *soname = lo_elf_soname(o->elf);
 
-	return !strcmp(name, o->name) || !strcmp(name, o->path) || (soname && !strcmp(name, soname));
+	return (h == o->name_hash && !strcmp(name, o->name)) ||
+	       (slash && !strcmp(name, o->path)) || /* a path is never a bare name */
+	       (soname && h == o->soname_hash && !strcmp(name, soname));
 }
 
 static size_t find_loaded(const proc *p, const char *name)
 {
+	uint32_t h = lo_elf_gnu_hash(name);
+	bool slash = strchr(name, '/') != NULL;
 	size_t i;
 
 	for (i = 0; i < p->count; i++)
-		if (name_matches(&p->objs[i], name))
+		if (name_matches(&p->objs[i], name, h, slash))
 			return i;
 	return NONE;
 }
@@ -791,6 +825,8 @@ static size_t add_object(proc *p, const opened *f, const char *path, const char 
 	o->path = keep_dup(p, path);
 	o->origin = origin ? keep_dup(p, origin) : keep(p, dirname_of(path));
 	o->name = name ? keep_dup(p, name) : o->path;
+	o->name_hash = lo_elf_gnu_hash(o->name);
+	o->soname_hash = lo_elf_soname(f->elf) ? lo_elf_gnu_hash(lo_elf_soname(f->elf)) : 0;
 	o->loader = loader;
 	o->depth = loader == NONE ? 0 : p->objs[loader].depth + 1;
 	return p->count++;
@@ -940,6 +976,33 @@ static void remember_binding(const proc *p, size_t i, const lo_elf *const *by, s
 }
 
 /*
+ * The object that defines u for object `self`: the first in the scope, as
+ * ld.so binds it, when order is NULL (a trace shows the provider). When
+ * only whether one exists matters, `order` (a permutation of the scope)
+ * is searched instead, and a provider found moves to its front: the next
+ * symbol most likely comes from the same library, so most symbols are
+ * found at the first try instead of after the whole host and half the
+ * closure. Returns the provider's index, or NONE.
+ */
+static size_t find_provider(const proc *p, size_t self, const lo_elf_undef *u, size_t *order)
+{
+	bool host = host_may_define(p, u->gnu_hash);
+	size_t q, k;
+
+	for (q = 0; q < p->count; q++) {
+		k = order ? order[q] : q;
+		if (k == self || (!host && k < p->first_new) || !lo_elf_defines(p->objs[k].elf, u))
+			continue;
+		if (order && q) {
+			memmove(order + 1, order, q * sizeof(*order));
+			order[0] = k;
+		}
+		return k;
+	}
+	return NONE;
+}
+
+/*
  * Bind every undefined symbol of the newly mapped objects in the scope.
  * An object that bound completely before, with all of its providers in
  * this scope too, binds again and is skipped (unless tracing, which wants
@@ -950,7 +1013,13 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 	size_t i, j, k;
 	const lo_elf **by = NULL;
 	size_t by_count, by_cap = 0;
+	size_t *order = NULL;
 
+	if (!p->trace) {
+		order = lo_xcalloc(p->count, sizeof(*order));
+		for (k = 0; k < p->count; k++)
+			order[k] = k;
+	}
 	for (i = p->first_new; i < p->count; i++) {
 		const lo_elf *e = p->objs[i].elf;
 		bool complete = true;
@@ -962,16 +1031,16 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 			const lo_elf_undef *u = lo_elf_undef_at(e, j);
 			const lo_elf *provider = NULL;
 
-			for (k = 0; k < p->count && !provider; k++)
-				if (k != i && lo_elf_defines(p->objs[k].elf, u))
-					provider = p->objs[k].elf;
+			k = find_provider(p, i, u, order);
+			if (k != NONE)
+				provider = p->objs[k].elf;
 			if (p->trace) {
 				lo_trace_symbol *t;
 
 				lo_array_grow(&p->tsyms, &p->tsym_cap, p->tsym_count + 1, sizeof(*t));
 				t = &p->tsyms[p->tsym_count++];
 				*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version,
-							provider ? p->objs[k - 1].path : NULL, u->weak };
+							provider ? p->objs[k].path : NULL, u->weak };
 			}
 			if (provider) {
 				size_t b;
@@ -999,6 +1068,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 			remember_binding(p, i, by, by_count);
 	}
 	free(by);
+	free(order);
 }
 
 /* ---- hosts ------------------------------------------------------------- */
@@ -1007,6 +1077,7 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 {
 	lo_host *h = lo_xcalloc(1, sizeof(*h));
 	proc *p = &h->p;
+	size_t i;
 	int err;
 
 	*out = NULL;
@@ -1064,6 +1135,10 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 		goto fail;
 	}
 	p->first_new = p->count;
+	h->names = lo_xcalloc(LO_HOST_BITS / 64, sizeof(uint64_t));
+	for (i = 0; i < p->count; i++)
+		lo_elf_foreach_defined_hash(p->objs[i].elf, set_name_bit, h->names);
+	p->host_names = h->names;
 	*out = h;
 	return 0;
 fail:
@@ -1077,6 +1152,7 @@ void lo_host_free(lo_host *h)
 		return;
 	proc_dispose(&h->p);
 	free(h->name);
+	free(h->names);
 	free(h);
 }
 
@@ -1098,6 +1174,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	p->r = r;
 	p->trace = (flags & LO_LOAD_TRACE) != 0;
 	p->main = host->p.main;
+	p->host_names = host->p.host_names;
 	/* The host's objects are shared, not copied: their strings belong to the host. */
 	lo_array_grow(&p->objs, &p->cap, host->p.count, sizeof(lobj));
 	memcpy(p->objs, host->p.objs, host->p.count * sizeof(lobj));
