@@ -531,10 +531,9 @@ typedef struct clean_walk {
 static int on_clean_entry(const lo_walk_entry *e, void *payload)
 {
 	clean_walk *cw = payload;
-	const char *dir;
 
 	/* .../CMakeFiles/<target>.dir/cmake_clean.cmake */
-	if (e->err || strcmp(e->name, "cmake_clean.cmake") || !(dir = strstr(e->relpath, "CMakeFiles/")))
+	if (e->err || strcmp(e->name, "cmake_clean.cmake") || !strstr(e->relpath, "CMakeFiles/"))
 		return 0;
 	lo_array_grow(&cw->files, &cw->cap, cw->count + 1, sizeof(char *));
 	cw->files[cw->count++] = lo_xstrdup(e->relpath);
