@@ -143,8 +143,8 @@ static void test_later_layer_overrides_earlier(void **state)
 static void test_user_layer_and_given_file(void **state)
 {
 	char dir[4096], file[4096];
-	const char *work = getenv("LEFTOVER_WORK"), *given;
-	char *old = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+	const char *work = getenv("LEFTOVER_WORK"), *given, *xdg = getenv("XDG_CONFIG_HOME");
+	char *old = xdg ? strdup(xdg) : NULL;
 	lo_rules *r;
 	FILE *f;
 
