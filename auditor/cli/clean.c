@@ -19,13 +19,13 @@
 
 #include "clean_hooks.h"
 #include "cli.h"
-#include "leftover/buf.h"
 #include "leftover/clean.h"
 #include "leftover/error.h"
 #include "leftover/report.h"
 #include "leftover/report_ci.h"
 #include "leftover/rules.h"
 #include "leftover/scan.h"
+#include "scan_opts.h"
 
 static const char usage_text[] =
 	"usage: leftover clean [options] DIR\n"
@@ -45,8 +45,8 @@ static const char usage_text[] =
 	"  --format FMT           text (default) | json | junit | sarif, on standard output\n"
 	"  --junit FILE           also write a JUnit XML report to FILE\n"
 	"  --sarif FILE           also write a SARIF 2.1.0 log to FILE\n"
-	"  --python PATH, --host PATH, --library-path DIRS, --rules FILE, -j, --jobs N\n"
-	"                         as for 'leftover scan'\n"
+	LO_CLI_LOAD_OPTS_HELP
+	LO_CLI_TREE_OPTS_HELP
 	"  --purge-quarantine     remove quarantine sets instead (all, or --older-than DAYS)\n"
 	"  -v, --verbose          list every file acted on\n"
 	"  -h, --help             show this help\n"
@@ -261,35 +261,28 @@ int lo_cmd_clean(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "junit", required_argument, NULL, 'J' },
 		{ "sarif", required_argument, NULL, 'S' },
-		{ "python", required_argument, NULL, 'p' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "library-path", required_argument, NULL, 'L' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'j' },
 		{ "purge-quarantine", no_argument, NULL, 'P' },
 		{ "older-than", required_argument, NULL, 'O' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	lo_scan_opts sopts;
+	lo_cli_scan_opts so;
 	lo_clean_opts copts;
 	lo_scan_result *res = NULL;
 	lo_clean_result *cr = NULL;
-	lo_rules *rules = NULL;
-	char **llp = NULL, *end;
-	const char **rule_files = NULL, *junit = NULL, *sarif = NULL, *gha;
-	size_t llp_count = 0, llp_cap = 0, rule_count = 0, rule_cap = 0, i;
+	char *end;
+	const char *junit = NULL, *sarif = NULL, *gha;
+	size_t i;
 	bool verbose = false, do_purge = false, progress;
 	enum fmt fmt = FMT_TEXT;
 	enum fail_on fail_on = FAIL_RULES;
 	double days = 0;
 	int c, rc = LO_EXIT_ERROR;
 
-	memset(&sopts, 0, sizeof(sopts));
 	memset(&copts, 0, sizeof(copts));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "nj:vh", longopts, NULL)) != -1) {
+	lo_cli_scan_opts_init(&so, "clean", LO_CLI_LOAD_OPTS | LO_CLI_TREE_OPTS, "nvh", longopts);
+	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
 		switch (c) {
 		case 'b': copts.broken = true; break;
 		case 'D': copts.remove = true; break;
@@ -323,23 +316,6 @@ int lo_cmd_clean(int argc, char **argv)
 			break;
 		case 'J': junit = optarg; break;
 		case 'S': sarif = optarg; break;
-		case 'p': sopts.python = optarg; break;
-		case 'H': sopts.host = optarg; break;
-		case 'L': lo_cli_split_path_list(&llp, &llp_count, &llp_cap, optarg); break;
-		case 'r':
-			lo_array_grow(&rule_files, &rule_cap, rule_count + 1, sizeof(char *));
-			rule_files[rule_count++] = optarg;
-			break;
-		case 'j': {
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || n == 0 || n > 1024) {
-				lo_cli_error("clean: --jobs takes a number from 1 to 1024, not '%s'", optarg);
-				goto out;
-			}
-			sopts.jobs = (unsigned)n;
-			break;
-		}
 		case 'P': do_purge = true; break;
 		case 'O':
 			days = strtod(optarg, &end);
@@ -352,6 +328,8 @@ int lo_cmd_clean(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			rc = LO_EXIT_CLEAN;
+			goto out;
+		case LO_CLI_OPT_BAD:
 			goto out;
 		default:
 			fputs(usage_text, stderr);
@@ -368,18 +346,13 @@ int lo_cmd_clean(int argc, char **argv)
 		goto out;
 	}
 	/* every layer, the build tree's own .leftover/rules included, as `leftover rules DIR` shows */
-	if (lo_rules_load_tree(&rules, argv[optind], rule_files, rule_count) < 0) {
-		lo_cli_error("%s", lo_error_last());
+	if (lo_cli_scan_opts_load_rules(&so, argv[optind]) < 0)
 		goto out;
-	}
-	sopts.rules = rules;
-	copts.rules = rules;
-	sopts.library_path = (const char *const *)llp;
-	sopts.library_path_count = llp_count;
+	copts.rules = so.rules;
 	progress = isatty(STDERR_FILENO) && fmt == FMT_TEXT;
 	if (progress)
 		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
-	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &sopts) < 0) {
+	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &so.scan) < 0) {
 		if (progress)
 			fputs("\r\033[K", stderr);
 		lo_cli_error("%s", lo_error_last());
@@ -405,17 +378,13 @@ int lo_cmd_clean(int argc, char **argv)
 	gha = getenv("GITHUB_ACTIONS");
 	if (gha && !strcmp(gha, "true"))
 		lo_report_write_github(fmt == FMT_TEXT ? stdout : stderr, res, cr, argv[optind]);
-	rc = exit_status(res, cr, fail_on, rules);
+	rc = exit_status(res, cr, fail_on, so.rules);
 	if ((junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
 	    (sarif && write_file(sarif, "SARIF", res, cr, lo_report_write_sarif) < 0))
 		rc = LO_EXIT_ERROR;
 out:
 	lo_clean_result_free(cr);
 	lo_scan_result_free(res);
-	lo_rules_free(rules);
-	for (i = 0; i < llp_count; i++)
-		free(llp[i]);
-	free(llp);
-	free(rule_files);
+	lo_cli_scan_opts_dispose(&so);
 	return rc;
 }

@@ -8,7 +8,6 @@
 #ifndef LEFTOVER_CLI_H
 #define LEFTOVER_CLI_H
 
-#include <stddef.h>
 #include <stdio.h>
 
 /* Exit statuses, the same for every subcommand. */
@@ -20,9 +19,6 @@ enum {
 
 /* Print "leftover: <msg>\n" to stderr. */
 void lo_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Append the entries of a colon-separated list (--library-path) to *dirs, as owned copies. */
-void lo_cli_split_path_list(char ***dirs, size_t *count, size_t *cap, const char *list);
 
 /* Should output to `f` be coloured (a terminal, NO_COLOR unset)? */
 int lo_cli_use_color(FILE *f);

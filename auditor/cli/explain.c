@@ -16,6 +16,7 @@
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
+#include "scan_opts.h"
 
 static const char usage_text[] =
 	"usage: leftover explain [options] FILE\n"
@@ -24,9 +25,7 @@ static const char usage_text[] =
 	"where it is found (or every path tried), each undefined symbol and which\n"
 	"object provides it.\n"
 	"\n"
-	"  --python PATH          interpreter for a Python extension module\n"
-	"  --host PATH            program that loads other shared objects\n"
-	"  --library-path DIRS    colon-separated directories standing for LD_LIBRARY_PATH\n"
+	LO_CLI_LOAD_OPTS_HELP
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 it would load; 1 it would not; 2 usage or environment error.\n";
@@ -138,16 +137,13 @@ out:
 int lo_cmd_explain(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "python", required_argument, NULL, 'p' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "library-path", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *python = NULL, *host_prog = NULL;
-	char **llp = NULL, *abs = NULL, *dir = NULL;
+	lo_cli_scan_opts so;
+	char *abs = NULL, *dir = NULL;
 	char *program = NULL;
-	size_t llp_count = 0, llp_cap = 0, i;
+	size_t i;
 	lo_resolver_opts ropts;
 	lo_resolver *r = NULL;
 	lo_host *host = NULL;
@@ -156,12 +152,9 @@ int lo_cmd_explain(int argc, char **argv)
 	lo_kind kind;
 	int c, rc = LO_EXIT_ERROR;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	lo_cli_scan_opts_init(&so, "explain", LO_CLI_LOAD_OPTS, "h", longopts);
+	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
 		switch (c) {
-		case 'p': python = optarg; break;
-		case 'H': host_prog = optarg; break;
-		case 'L': lo_cli_split_path_list(&llp, &llp_count, &llp_cap, optarg); break;
 		case 'h':
 			fputs(usage_text, stdout);
 			rc = LO_EXIT_CLEAN;
@@ -180,8 +173,8 @@ int lo_cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	memset(&ropts, 0, sizeof(ropts));
-	ropts.library_path = (const char *const *)llp;
-	ropts.library_path_count = llp_count;
+	ropts.library_path = so.scan.library_path;
+	ropts.library_path_count = so.scan.library_path_count;
 	lo_resolver_new(&r, &ropts);
 	if (lo_resolver_read(r, abs, &e) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
@@ -191,12 +184,12 @@ int lo_cmd_explain(int argc, char **argv)
 	if (kind == LO_KIND_PYTHON_EXTENSION) {
 		dir = lo_xstrdup(abs);
 		*strrchr(dir, '/') = '\0';
-		if (!(program = lo_scan_python_for(python, dir))) {
+		if (!(program = lo_scan_python_for(so.scan.python, dir))) {
 			lo_cli_error("explain: no Python interpreter found; name one with --python");
 			goto out;
 		}
-	} else if (host_prog) {
-		program = lo_xstrdup(host_prog);
+	} else if (so.scan.host) {
+		program = lo_xstrdup(so.scan.host);
 	}
 	if (lo_host_new(&host, r, program) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
@@ -229,8 +222,6 @@ out:
 	free(program);
 	free(dir);
 	free(abs);
-	for (i = 0; i < llp_count; i++)
-		free(llp[i]);
-	free(llp);
+	lo_cli_scan_opts_dispose(&so);
 	return rc;
 }

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "leftover/buf.h"
 
 struct command {
 	const char *name;
@@ -33,17 +32,6 @@ void lo_cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-void lo_cli_split_path_list(char ***dirs, size_t *count, size_t *cap, const char *list)
-{
-	char *copy = lo_xstrdup(list), *save = NULL, *tok;
-
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		lo_array_grow(dirs, cap, *count + 1, sizeof(char *));
-		(*dirs)[(*count)++] = lo_xstrdup(tok);
-	}
-	free(copy);
 }
 
 int lo_cli_use_color(FILE *f)
