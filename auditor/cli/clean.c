@@ -56,7 +56,6 @@ static const char usage_text[] =
 	"Exit status: 0 nothing to fail on; 1 findings left (see --fail-on) or a file\n"
 	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n";
 
-enum fmt { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF };
 enum fail_on { FAIL_RULES, FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
 
 static void human_size(char *out, size_t n, uint64_t bytes)
@@ -275,7 +274,7 @@ int lo_cmd_clean(int argc, char **argv)
 	const char *junit = NULL, *sarif = NULL, *gha;
 	size_t i;
 	bool verbose = false, do_purge = false, progress;
-	enum fmt fmt = FMT_TEXT;
+	lo_cli_format fmt = LO_CLI_FORMAT_TEXT;
 	enum fail_on fail_on = FAIL_RULES;
 	double days = 0;
 	int c, rc = LO_EXIT_ERROR;
@@ -301,18 +300,8 @@ int lo_cmd_clean(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (!strcmp(optarg, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "junit"))
-				fmt = FMT_JUNIT;
-			else if (!strcmp(optarg, "sarif"))
-				fmt = FMT_SARIF;
-			else {
-				lo_cli_error("clean: unknown format '%s' (text, json, junit or sarif)", optarg);
+			if (lo_cli_format_parse(&fmt, "clean", optarg) < 0)
 				goto out;
-			}
 			break;
 		case 'J': junit = optarg; break;
 		case 'S': sarif = optarg; break;
@@ -349,7 +338,7 @@ int lo_cmd_clean(int argc, char **argv)
 	if (lo_cli_scan_opts_load_rules(&so, argv[optind]) < 0)
 		goto out;
 	copts.rules = so.rules;
-	progress = isatty(STDERR_FILENO) && fmt == FMT_TEXT;
+	progress = isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT;
 	if (progress)
 		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
 	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &so.scan) < 0) {
@@ -366,18 +355,18 @@ int lo_cmd_clean(int argc, char **argv)
 		goto out;
 	}
 	switch (fmt) {
-	case FMT_TEXT: write_text(stdout, res, cr, &copts, argv[optind], verbose); break;
-	case FMT_JSON: write_json(stdout, cr, &copts); break;
-	case FMT_JUNIT: lo_report_write_junit(stdout, res, cr); break;
-	case FMT_SARIF: lo_report_write_sarif(stdout, res, cr); break;
+	case LO_CLI_FORMAT_TEXT: write_text(stdout, res, cr, &copts, argv[optind], verbose); break;
+	case LO_CLI_FORMAT_JSON: write_json(stdout, cr, &copts); break;
+	case LO_CLI_FORMAT_JUNIT: lo_report_write_junit(stdout, res, cr); break;
+	case LO_CLI_FORMAT_SARIF: lo_report_write_sarif(stdout, res, cr); break;
 	}
-	if (fmt != FMT_TEXT)
+	if (fmt != LO_CLI_FORMAT_TEXT)
 		for (i = 0; i < cr->action_count; i++)
 			if (cr->actions[i].error)
 				lo_cli_error("%s", cr->actions[i].error);
 	gha = getenv("GITHUB_ACTIONS");
 	if (gha && !strcmp(gha, "true"))
-		lo_report_write_github(fmt == FMT_TEXT ? stdout : stderr, res, cr, argv[optind]);
+		lo_report_write_github(fmt == LO_CLI_FORMAT_TEXT ? stdout : stderr, res, cr, argv[optind]);
 	rc = exit_status(res, cr, fail_on, so.rules);
 	if ((junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
 	    (sarif && write_file(sarif, "SARIF", res, cr, lo_report_write_sarif) < 0))

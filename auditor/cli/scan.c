@@ -3,7 +3,6 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "leftover/error.h"
@@ -44,7 +43,7 @@ int lo_cmd_scan(int argc, char **argv)
 	lo_cli_scan_opts so;
 	lo_scan_result *res = NULL;
 	size_t i;
-	enum { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_SARIF } format = FMT_TEXT;
+	lo_cli_format format = LO_CLI_FORMAT_TEXT;
 	bool verbose = false;
 	int c, rc = LO_EXIT_ERROR;
 
@@ -52,17 +51,8 @@ int lo_cmd_scan(int argc, char **argv)
 	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "json"))
-				format = FMT_JSON;
-			else if (!strcmp(optarg, "junit"))
-				format = FMT_JUNIT;
-			else if (!strcmp(optarg, "sarif"))
-				format = FMT_SARIF;
-			else if (strcmp(optarg, "text")) {
-				lo_cli_error("scan: unknown format '%s' (text, json, junit or sarif)",
-					     optarg);
+			if (lo_cli_format_parse(&format, "scan", optarg) < 0)
 				goto out;
-			}
 			break;
 		case 'R': so.scan.reconfigure = true; break;
 		case 'A': so.scan.all = true; break;
@@ -90,11 +80,11 @@ int lo_cmd_scan(int argc, char **argv)
 		lo_cli_error("%s", lo_error_last());
 		goto out;
 	}
-	if (format == FMT_JSON)
+	if (format == LO_CLI_FORMAT_JSON)
 		lo_report_write_json(stdout, res);
-	else if (format == FMT_JUNIT)
+	else if (format == LO_CLI_FORMAT_JUNIT)
 		lo_report_write_junit(stdout, res, NULL);
-	else if (format == FMT_SARIF)
+	else if (format == LO_CLI_FORMAT_SARIF)
 		lo_report_write_sarif(stdout, res, NULL);
 	else
 		lo_report_write_text(stdout, res,
