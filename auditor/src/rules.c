@@ -438,6 +438,9 @@ static int collect_file(lo_rules *r, const char *path, bool optional)
 	if (st.st_size > (off_t)MAX_RULE_FILE)
 		return lo_error_set(LO_EINVALID, "cannot read rule file '%s': larger than %u bytes",
 				    path, MAX_RULE_FILE);
+	/* libgit2 gives no message for a file it may not open */
+	if (access(path, R_OK) < 0)
+		return lo_error_set_errno(LO_EINVALID, errno, "cannot read rule file '%s'", path);
 	memset(&c, 0, sizeof(c));
 	c.r = r;
 	c.stack[0] = file_intern(r, path);

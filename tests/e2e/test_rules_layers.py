@@ -113,6 +113,28 @@ def test_bad_rules_in_a_layer_name_file_line_and_key():
     assert p.returncode == 0, p
 
 
+def as_nobody(xdg, *args):
+    """`leftover ARGS` as user nobody with the user layer at xdg: mode 000 means
+    nothing to root, who runs the suite."""
+    cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]
+    reach = lotest.run(cmd + ["test", "-x", xdg], check=False)
+    assert reach.returncode == 0, "user nobody cannot reach %s: put LEFTOVER_WORK elsewhere" % xdg
+    return lotest.run(cmd + [lotest.LEFTOVER] + [str(a) for a in args],
+                      env={"XDG_CONFIG_HOME": str(xdg)}, check=False)
+
+
+def test_unreadable_tree_rules_stop_the_scan_naming_the_file():
+    d, src, build, xdg = tree("rules-unreadable-tree")
+    (build / ".leftover").mkdir()
+    tree_rules = build / ".leftover" / "rules"
+    tree_rules.write_text("[fail]\n\ton = never\n")
+    tree_rules.chmod(0)
+    for cmd in ("scan", "rules"):
+        p = as_nobody(xdg, cmd, build)
+        assert p.returncode == 2, p
+        assert "cannot read rule file '%s': Permission denied" % tree_rules in p.stderr, p.stderr
+
+
 def test_check_validates_one_file():
     d = lotest.workdir("rules-check")
     good, bad = d / "good.rules", d / "bad.rules"
