@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+#include "leftover/rules.h"
+
 /* Exit statuses, the same for every subcommand. */
 enum {
 	LO_EXIT_CLEAN = 0,    /* nothing broken or stale */
@@ -19,6 +21,9 @@ enum {
 
 /* Print "leftover: <msg>\n" to stderr. */
 void lo_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "leftover: warning: <msg>" for each layer the rules load went on without. */
+void lo_cli_rules_warn(const lo_rules *rules);
 
 /* --format of scan and clean. */
 typedef enum lo_cli_format {

@@ -34,6 +34,14 @@ void lo_cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void lo_cli_rules_warn(const lo_rules *rules)
+{
+	size_t i;
+
+	for (i = 0; i < lo_rules_warning_count(rules); i++)
+		lo_cli_error("warning: %s", lo_rules_warning_at(rules, i));
+}
+
 int lo_cli_format_parse(lo_cli_format *out, const char *cmd, const char *arg)
 {
 	/* in the order of lo_cli_format */

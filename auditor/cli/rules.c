@@ -138,6 +138,7 @@ int lo_cmd_rules(int argc, char **argv)
 		lo_cli_error("%s", lo_error_last());
 		return LO_EXIT_ERROR;
 	}
+	lo_cli_rules_warn(rules);
 	status = lo_rules_foreach(rules, print_entry, &show_origin) ? LO_EXIT_ERROR : LO_EXIT_CLEAN;
 	lo_rules_free(rules);
 	return status;

@@ -109,6 +109,7 @@ int lo_cli_scan_opts_load_rules(lo_cli_scan_opts *so, const char *dir)
 		lo_cli_error("%s", lo_error_last());
 		return -1;
 	}
+	lo_cli_rules_warn(so->rules);
 	so->scan.rules = so->rules;
 	return 0;
 }

@@ -125,6 +125,9 @@ struct lo_rules {
 	rule *rules;
 	size_t rule_count, rule_cap;
 	lo_rules_fail fail;
+
+	char **warnings; /* owned messages: layers the load went on without */
+	size_t warning_count, warning_cap;
 };
 
 /* --- where keys are: a line scan of the file, for messages only --- */
@@ -499,7 +502,7 @@ static int collect_user(lo_rules *r)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 	lo_buf path = LO_BUF_INIT;
-	int err;
+	int err = 0;
 
 	if (xdg && *xdg)
 		lo_buf_printf(&path, "%s/leftover/rules", xdg);
@@ -507,7 +510,22 @@ static int collect_user(lo_rules *r)
 		lo_buf_printf(&path, "%s/.config/leftover/rules", home);
 	else
 		return 0;
-	err = collect_file(r, lo_buf_cstr(&path), true);
+	/*
+	 * As git does with a per-user config it may not read (its mode, or the
+	 * HOME of another user after su): warn and go on without it. It holds
+	 * one user's preferences, and a permission should not stop every scan;
+	 * a file that can be read but is wrong is still an error.
+	 */
+	if (access(lo_buf_cstr(&path), R_OK) < 0 && errno == EACCES) {
+		lo_buf msg = LO_BUF_INIT;
+
+		lo_buf_printf(&msg, "cannot read rule file '%s': %s; going on without it",
+			      lo_buf_cstr(&path), strerror(EACCES));
+		lo_array_grow(&r->warnings, &r->warning_cap, r->warning_count + 1, sizeof(char *));
+		r->warnings[r->warning_count++] = lo_buf_detach(&msg);
+	} else {
+		err = collect_file(r, lo_buf_cstr(&path), true);
+	}
 	lo_buf_dispose(&path);
 	return err;
 }
@@ -1238,6 +1256,9 @@ void lo_rules_free(lo_rules *r)
 		free(r->entries[i].value);
 	}
 	free(r->entries);
+	for (i = 0; i < r->warning_count; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
 	free(r->cmake_cache);
 	pattern_set_dispose(&r->candidates);
 	for (i = 0; i < r->host_count; i++) {
@@ -1326,6 +1347,16 @@ const lo_rule *lo_rules_rule_for(const lo_rules *r, const char *relpath, unsigne
 lo_rules_fail lo_rules_fail_on(const lo_rules *r)
 {
 	return r->fail;
+}
+
+size_t lo_rules_warning_count(const lo_rules *r)
+{
+	return r->warning_count;
+}
+
+const char *lo_rules_warning_at(const lo_rules *r, size_t i)
+{
+	return i < r->warning_count ? r->warnings[i] : NULL;
 }
 
 bool lo_rules_fails(const lo_rules *r, const char *relpath, unsigned on)

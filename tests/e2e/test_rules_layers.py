@@ -5,7 +5,8 @@ the source tree's .leftover (found through CMAKE_HOME_DIRECTORY in the build
 tree's CMakeCache.txt), the build tree's .leftover/rules, then --rules FILE;
 each later layer overrides the earlier ones, and --show-origin names the
 file and line the winning value came from. Bad rules in any layer stop the
-command with the file, line and key named.
+command with the file, line and key named; a user's rule file that may not
+be read is skipped with a warning instead, as git skips such a config.
 """
 import lotest
 
@@ -133,6 +134,34 @@ def test_unreadable_tree_rules_stop_the_scan_naming_the_file():
         p = as_nobody(xdg, cmd, build)
         assert p.returncode == 2, p
         assert "cannot read rule file '%s': Permission denied" % tree_rules in p.stderr, p.stderr
+
+
+def test_unreadable_user_rules_are_a_warning_and_the_scan_goes_on():
+    d, src, build, xdg = tree("rules-unreadable-user")
+    user = xdg / "leftover" / "rules"
+    user.write_text("[fail]\n\ton = never\n[candidates]\n\texclude = *.so\n")
+    warning = "leftover: warning: cannot read rule file '%s': Permission denied; going on without it\n"
+    broken = build / "libbroken.so"
+    lotest.cc(broken, "extern int nowhere(void);\nint f(void) { return nowhere(); }\n")
+    for blocked in (user, user.parent):  # the file, or the directory it is in
+        blocked.chmod(0)
+        p = as_nobody(xdg, "rules", build)
+        assert p.returncode == 0 and p.stderr == warning % user, p
+        assert "fail.on=never" not in p.stdout and "candidates.exclude" not in p.stdout, p.stdout
+        # the scan runs on the other layers: libbroken.so is a candidate
+        # again, and fails the run under the default's [fail] on
+        p = as_nobody(xdg, "scan", build)
+        assert p.returncode == 1 and p.stderr == warning % user, p
+        assert "libbroken.so: broken" in p.stdout, p.stdout
+        p = as_nobody(xdg, "clean", "--dry-run", build)
+        assert p.returncode == 1 and p.stderr == warning % user, p
+        assert "1 broken file left in place" in p.stdout, p.stdout
+        blocked.chmod(0o755)
+    # one that can be read but is wrong still stops the scan
+    user.chmod(0o644)
+    user.write_text("[fail]\n\ton = sometimes\n")
+    p = as_nobody(xdg, "scan", build)
+    assert p.returncode == 2 and str(user) in p.stderr and "warning" not in p.stderr, p
 
 
 def test_check_validates_one_file():

@@ -16,7 +16,9 @@
  * multivalued keys (patterns) accumulate and the last matching pattern
  * decides. A bad rule anywhere fails the whole load, with the file, the
  * line and the key in the message, so a scan never starts on rules that
- * do not mean what their author thinks. A loaded lo_rules is never
+ * do not mean what their author thinks; only a user's rule file that may
+ * not be read is skipped, with a warning (lo_rules_warning_at), as git
+ * skips such a per-user config. A loaded lo_rules is never
  * changed, so its queries may be called from several threads at once.
  */
 #ifndef LEFTOVER_RULES_H
@@ -45,6 +47,15 @@ int lo_rules_load(lo_rules **out, const char *const *files, size_t count);
  */
 int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const *files,
 		       size_t count);
+
+/*
+ * What the load went on without, for the caller to tell the user: one
+ * message per skipped layer, naming the file ("cannot read rule file
+ * '/home/u/.config/leftover/rules': Permission denied; going on without
+ * it"). lo_rules_warning_at() is NULL past the count.
+ */
+size_t lo_rules_warning_count(const lo_rules *rules);
+const char *lo_rules_warning_at(const lo_rules *rules, size_t i);
 
 /*
  * Validate one file on its own, as `leftover rules --check` does: every
