@@ -879,11 +879,10 @@ static size_t map_closure(proc *p, size_t start)
 			lo_buf_clear(&tried);
 			res = search(p, i, name, &path, &o, &via, &via_detail, &tried, &fatal);
 			if (res == TRY_FOUND) {
-				k = find_loaded_elf(p, o->elf);
-				if (k != NONE)
+				if (find_loaded_elf(p, o->elf) != NONE)
 					via = LO_VIA_ALREADY;
 				else
-					k = add_object(p, o, path, NULL, name, i);
+					add_object(p, o, path, NULL, name, i);
 				trace_object(p, name, path, i, via, via_detail, &tried,
 					     p->objs[i].depth + 1);
 			} else if (res == TRY_FATAL) {

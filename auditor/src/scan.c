@@ -1066,12 +1066,14 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		gather_items(&s);
 		/* a scan of build/python_packages is judged by build/'s records */
 		s.build_dirs[i] = build_dir_of(s.root);
-		if (s.build_dirs[i] &&
-		    (err = lo_buildsys_open(&s.bs[i], s.build_dirs[i],
-					    opts && opts->reconfigure ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
-			goto out;
-		if (s.bs[i])
-			add_orphan_items(&s, i);
+		if (s.build_dirs[i]) {
+			if ((err = lo_buildsys_open(&s.bs[i], s.build_dirs[i],
+						    opts && opts->reconfigure
+							    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
+				goto out;
+			if (s.bs[i])
+				add_orphan_items(&s, i);
+		}
 		lo_git_open(&s.git[i], s.root);
 		record_origin(&s, i);
 	}
