@@ -19,8 +19,9 @@ API (keep it this small):
   FIXTURES                                    SOURCE_DIR/fixtures
   workdir(name) -> Path                       empty scratch dir under WORK
   run(cmd, ..., check=True) -> CompletedProcess   text mode, output captured
-  leftover(*args, user=None) -> CompletedProcess  the tool, optionally as `user`
-  scan(*dirs, args=(), user=None) -> Scan     `scan --format json`, parsed: .rc, .doc,
+  leftover(*args, user=None, env=None) -> CompletedProcess  the tool, optionally as
+                                              `user`, with `env` added to its environment
+  scan(*dirs, args=(), user=None, env=None) -> Scan  `scan --format json`, parsed: .rc, .doc,
                                               .files, .file(path), .reasons(path, kind)
   cc(out, source, *flags, shared=True)        compile C source text to `out`
   cmake_build(src, build, generator=..., defines={})  configure + build, -j2
@@ -82,21 +83,22 @@ def run(cmd, cwd=None, env=None, check=True, timeout=600, input=None):
     return p
 
 
-def leftover(*args, user=None, timeout=300):
+def leftover(*args, user=None, env=None, timeout=300):
     """Run the tool with args; never raises on its exit status.
 
     user: run it as that user (e.g. "nobody") through setpriv, to test
     permissions while the suite runs as root.
+    env: variables added to its environment (e.g. LD_PRELOAD for faults).
     """
     cmd = [LEFTOVER] + [str(a) for a in args]
-    env = None
+    env = dict(env or {})
     if user:
         # As login would: the user's own HOME, not root's (whose per-user
         # rule file that user cannot read).
         pw = pwd.getpwnam(user)
         cmd = ["setpriv", "--reuid=" + user, "--regid=" + grp.getgrgid(pw.pw_gid).gr_name,
                "--clear-groups", "--"] + cmd
-        env = {"HOME": pw.pw_dir, "XDG_CONFIG_HOME": os.path.join(pw.pw_dir, ".config")}
+        env.update({"HOME": pw.pw_dir, "XDG_CONFIG_HOME": os.path.join(pw.pw_dir, ".config")})
     return run(cmd, env=env, check=False, timeout=timeout)
 
 
@@ -135,9 +137,9 @@ class Scan:
         return "leftover exited %d\n--- stdout\n%s--- stderr\n%s" % (self.rc, self.stdout, self.stderr)
 
 
-def scan(*dirs, args=(), user=None):
+def scan(*dirs, args=(), user=None, env=None):
     """`leftover scan --format json [args] DIR...`, parsed (see Scan)."""
-    return Scan(leftover("scan", "--format", "json", *args, *dirs, user=user))
+    return Scan(leftover("scan", "--format", "json", *args, *dirs, user=user, env=env))
 
 
 def cc(out, source, *flags, shared=True, cwd=None):

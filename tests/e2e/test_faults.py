@@ -1,0 +1,234 @@
+"""Faults during the run (issue 7, item 4): nothing is lost, everything is said.
+
+The real `leftover` binary runs with tests/faults/inject.c preloaded, which
+plays the other process (or the flaky file system) at a chosen call: a file
+removed, replaced or truncated between the walk and the read, or after it
+is mapped; a directory that turns unreadable during the walk or fails part
+way through its listing; EINTR from open, read, readdir, fsync, write and
+rename. Each test first asserts that its fault fired, then what a user sees:
+the file or directory named in a finding or a message, the exit status
+(0 clean, 1 findings or a file left, 2 the run could not be done), and no
+bytes lost. The full-disk manifest and the held lock are in test_clean.py.
+"""
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import lotest
+
+INJECT = os.environ.get("LEFTOVER_FAULTS_LIB", "")
+BROKEN_C = "extern int no_library_has_this(void);\nint f(void) { return no_library_has_this(); }\n"
+OK_C = "int g(void) { return 1; }\n"
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class Faults:
+    """The environment that makes the tool meet `rules` (see inject.c), and what fired."""
+
+    def __init__(self, d, *rules):
+        assert INJECT and os.path.exists(INJECT), "LEFTOVER_FAULTS_LIB=%r: build leftover_faults" % INJECT
+        self.log = Path(d) / "faults.log"
+        self.log.write_text("")
+        os.chmod(self.log, 0o666)  # also for a run as nobody
+        asan = os.environ.get("ASAN_OPTIONS")
+        self.env = {"LD_PRELOAD": INJECT, "LEFTOVER_FAULTS": "; ".join(rules),
+                    "LEFTOVER_FAULTS_LOG": str(self.log),
+                    # the injector is preloaded ahead of an ASan runtime on purpose
+                    "ASAN_OPTIONS": (asan + ":" if asan else "") + "verify_asan_link_order=0"}
+
+    def fired(self):
+        return self.log.read_text().splitlines()
+
+
+def objects(d):
+    """One broken and one good shared object under d/objs, compiled once per test."""
+    objs = d / "objs"
+    broken = lotest.cc(objs / "libbroken.so", BROKEN_C)
+    ok = lotest.cc(objs / "libok.so", OK_C)
+    return broken, ok
+
+
+def tree(d, *subdirs):
+    """d/build with lib/libbroken.so, lib/libok.so and, per subdir, three good objects."""
+    broken, ok = objects(d)
+    build = d / "build"
+    (build / "lib").mkdir(parents=True)
+    shutil.copy2(broken, build / "lib" / "libbroken.so")
+    shutil.copy2(ok, build / "lib" / "libok.so")
+    for sub in subdirs:
+        (build / sub).mkdir(parents=True)
+        for i in range(3):
+            shutil.copy2(ok, build / sub / ("libdeep%d.so" % i))
+    return build
+
+
+def spare(d, src, name):
+    """A copy of src next to the tree, for a fault to rename over a file."""
+    p = d / name
+    shutil.copy2(src, p)
+    return p
+
+
+def assert_no_crash(r):
+    assert r.doc is not None and r.rc in (0, 1), r
+    assert "Sanitizer" not in r.stderr, r.stderr
+
+
+# ---- between the walk and the read ----------------------------------------
+
+def test_file_removed_between_walk_and_read():
+    d = lotest.workdir("faults-removed")
+    build = tree(d)
+    # the resolver's first look at the file by name comes after the walk listed it
+    f = Faults(d, "on=stat path=*/build/lib/libbroken.so do=unlink")
+    r = lotest.scan(build, env=f.env)
+    assert f.fired() == ["stat %s unlink" % (build / "lib" / "libbroken.so")], f.fired()
+    assert_no_crash(r)
+    assert r.rc == 1, r
+    gone = r.file("lib/libbroken.so")
+    assert gone["verdict"] == "unreadable", gone
+    (why,) = r.reasons("lib/libbroken.so", "unreadable")
+    assert "libbroken.so" in why["detail"] and "No such file" in why["detail"], why
+    assert r.file("lib/libok.so")["verdict"] == "ok"
+    t = lotest.leftover("scan", build, env=Faults(d, "on=stat path=*/lib/libok.so do=unlink").env)
+    assert t.returncode == 1 and "lib/libok.so" in t.stdout and "No such file" in t.stdout, t
+
+
+def test_file_replaced_between_walk_and_read_is_judged_as_read():
+    d = lotest.workdir("faults-replaced")
+    build = tree(d)
+    _, ok = objects(d)
+    # before the first look (stat), and between that look and the open
+    for call in ("stat", "open"):
+        good = spare(d, ok, "replacement-%s.so" % call)
+        f = Faults(d, "on=%s path=*/build/lib/libbroken.so do=replace:%s" % (call, good))
+        r = lotest.scan(build, env=f.env)
+        assert len(f.fired()) == 1, (call, f.fired())
+        assert_no_crash(r)
+        # the verdict is about the bytes that were read, whole: the good replacement
+        assert r.rc == 0, (call, r)
+        assert r.file("lib/libbroken.so")["verdict"] == "ok", (call, r.file("lib/libbroken.so"))
+        assert sha256(build / "lib" / "libbroken.so") == sha256(ok)
+        shutil.copy2(d / "objs" / "libbroken.so", build / "lib" / "libbroken.so")
+
+
+def test_file_truncated_between_walk_and_read():
+    d = lotest.workdir("faults-truncated")
+    build = tree(d)
+    size = (build / "lib" / "libbroken.so").stat().st_size
+    # inside the ELF header, and after the headers with the section table gone
+    for cut in (16, 4096):
+        assert cut < size
+        f = Faults(d, "on=open path=*/build/lib/libbroken.so do=truncate:%d" % cut)
+        r = lotest.scan(build, env=f.env)
+        assert len(f.fired()) == 1, f.fired()
+        assert_no_crash(r)
+        assert (build / "lib" / "libbroken.so").stat().st_size == cut
+        assert r.rc == 1, (cut, r)
+        cutf = r.file("lib/libbroken.so")
+        assert cutf["verdict"] == "unreadable", (cut, cutf)
+        (why,) = r.reasons("lib/libbroken.so", "unreadable")
+        assert "libbroken.so" in why["detail"], why
+        assert r.file("lib/libok.so")["verdict"] == "ok"
+        shutil.copy2(d / "objs" / "libbroken.so", build / "lib" / "libbroken.so")
+
+
+def test_file_truncated_after_it_is_mapped():
+    """libelf maps the file (ELF_C_READ_MMAP); the file shrinks under the mapping.
+
+    Reading a page past the new end raises SIGBUS: the scan must not die of
+    it but report the file.
+    """
+    d = lotest.workdir("faults-truncated-mapped")
+    build = tree(d)
+    f = Faults(d, "on=mmap path=*/build/lib/libbroken.so do=truncate:64")
+    r = lotest.scan(build, env=f.env)
+    assert f.fired() == ["mmap %s truncate" % (build / "lib" / "libbroken.so")], f.fired()
+    assert r.rc in (0, 1) and r.doc is not None, "the scan died (SIGBUS is -7/135): %r" % r
+    assert "Sanitizer" not in r.stderr, r.stderr
+    assert r.rc == 1, r
+    cutf = r.file("lib/libbroken.so")
+    assert cutf["verdict"] == "unreadable", cutf
+    assert "libbroken.so" in r.reasons("lib/libbroken.so", "unreadable")[0]["detail"], cutf
+    assert r.file("lib/libok.so")["verdict"] == "ok"
+
+
+# ---- directories ------------------------------------------------------------
+
+def test_directory_turns_unreadable_during_the_walk():
+    """A real EACCES: as nobody, the directory loses its mode after its parent listed it."""
+    d = lotest.workdir("faults-dir-eacces")
+    build = tree(d, "sub")
+    lotest.run(["chown", "-R", "nobody:nogroup", build])
+    reach = lotest.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                        "test", "-r", build / "sub" / "libdeep0.so"], check=False)
+    assert reach.returncode == 0, "user nobody cannot reach %s: put LEFTOVER_WORK elsewhere" % build
+    f = Faults(d, "on=open path=*/build/sub do=chmod:0")
+    r = lotest.scan(build, user="nobody", env=f.env)
+    assert f.fired() == ["open %s chmod" % (build / "sub")], f.fired()
+    assert_no_crash(r)
+    assert r.rc == 1, r
+    sub = r.file("sub")
+    assert sub["verdict"] == "unreadable", sub
+    assert "Permission denied" in r.reasons("sub", "unreadable")[0]["detail"], sub
+    assert not [p for p in r.files if p.startswith("sub/")], r.files
+    assert r.file("lib/libok.so")["verdict"] == "ok" and r.file("lib/libbroken.so")["verdict"] == "broken"
+    t = lotest.leftover("scan", build, user="nobody", env=f.env)
+    assert t.returncode == 1 and "sub: unreadable" in t.stdout, t
+
+
+def test_directory_listing_fails_part_way():
+    d = lotest.workdir("faults-dir-eio")
+    build = tree(d, "sub")
+    # one entry comes back, then the listing fails (as getdents does on a bad disk)
+    f = Faults(d, "on=readdir path=*/build/sub skip=1 do=fail:EIO")
+    r = lotest.scan(build, env=f.env)
+    assert f.fired() == ["readdir %s fail" % (build / "sub")], f.fired()
+    assert_no_crash(r)
+    assert r.rc == 1, r
+    assert "Input/output error" in r.reasons("sub", "unreadable")[0]["detail"], r.file("sub")
+    listed = [p for p in r.files if p.startswith("sub/")]
+    assert len(listed) < 3 and all((build / p).exists() for p in listed), listed
+    assert r.file("lib/libok.so")["verdict"] == "ok"
+
+
+# ---- EINTR in the scan ---------------------------------------------------------
+
+def assert_retried_or_reported(base, r, where):
+    """r is the fault-free `base` (the call was retried), or `where` is reported
+    unreadable, interrupted, with everything outside it as in `base`."""
+    assert_no_crash(r)
+    if r.files == base.files:
+        assert r.rc == base.rc, r
+        return
+    f = r.file(where)
+    assert f["verdict"] == "unreadable", f
+    assert "Interrupted system call" in r.reasons(where, "unreadable")[0]["detail"], f
+    assert r.rc == 1, r
+    for p, want in base.files.items():
+        if p != where and not p.startswith(where + "/"):
+            assert r.files.get(p) == want, (p, r.files.get(p), want)
+
+
+def test_eintr_in_the_scan_is_retried_or_reported():
+    d = lotest.workdir("faults-eintr-scan")
+    build = tree(d)
+    base = lotest.scan(build)
+    assert base.rc == 1 and len(base.files) == 2, base
+    for rule, where in (("on=readdir path=*/build/lib", "lib"),
+                        ("on=stat path=*/build/lib/libok.so", "lib/libok.so"),
+                        ("on=open path=*/build/lib/libok.so", "lib/libok.so"),
+                        ("on=pread path=*/build/lib/libok.so", "lib/libok.so")):
+        f = Faults(d, rule + " do=fail:EINTR")
+        r = lotest.scan(build, env=f.env)
+        assert len(f.fired()) == 1, (rule, f.fired())
+        assert_retried_or_reported(base, r, where)
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
