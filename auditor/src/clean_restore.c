@@ -172,6 +172,16 @@ static void restore_one(lo_restore_result *res, lo_restore_entry *e, int rootfd,
 	lo_dpath_init(&to, e->path);
 	if (lo_dpath_open(&from, stampfd, false) < 0 ||
 	    fstatat(lo_dpath_dirfd(&from), lo_dpath_name(&from), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/*
+		 * Only ENOENT says the file is not in the set. Any other error
+		 * (EIO, EACCES, EINTR) leaves it unknown: taken for "in place",
+		 * the set, copy included, would be removed below.
+		 */
+		if (errno != ENOENT) {
+			entry_error(e, "cannot look for '%s' in the quarantine", errno);
+			res->failed++;
+			goto out;
+		}
 		/* not in the set: never moved, or already put back */
 		if (lo_dpath_open(&to, rootfd, false) == 0 &&
 		    fstatat(lo_dpath_dirfd(&to), lo_dpath_name(&to), &st, AT_SYMLINK_NOFOLLOW) == 0) {

@@ -230,5 +230,40 @@ def test_eintr_in_the_scan_is_retried_or_reported():
         assert_retried_or_reported(base, r, where)
 
 
+# ---- restore --------------------------------------------------------------------
+
+def quarantined(d):
+    """tree(d) after `clean --broken`: (build, the copy of lib/libbroken.so in its set)."""
+    build = tree(d)
+    r = lotest.leftover("clean", "--broken", build)
+    assert r.returncode == 0, r
+    (copy,) = build.glob(".leftover/quarantine/*/lib/libbroken.so")
+    return build, copy
+
+
+def test_restore_keeps_a_copy_it_cannot_look_at():
+    """A file rebuilt since the clean, and a look into the set that fails.
+
+    Only "no such file" means the copy is not in the set; taking EIO or
+    EINTR for it counted the rebuilt file as "already in place" and removed
+    the set with the copy in it.
+    """
+    for err in ("EIO", "EINTR"):
+        d = lotest.workdir("faults-restore-" + err)
+        build, copy = quarantined(d)
+        want = sha256(copy)
+        shutil.copy2(d / "objs" / "libok.so", build / "lib" / "libbroken.so")  # rebuilt
+        f = Faults(d, "on=stat path=*/.leftover/quarantine/*/lib/libbroken.so do=fail:" + err)
+        r = lotest.leftover("restore", build, env=f.env)
+        assert f.fired() == ["stat %s fail" % copy], f.fired()
+        assert r.returncode == 1, (err, r)
+        assert "lib/libbroken.so" in r.stderr and "left in" in r.stdout, (err, r)
+        assert copy.exists() and sha256(copy) == want, err
+        assert sha256(build / "lib" / "libbroken.so") == sha256(d / "objs" / "libok.so")
+        r = lotest.leftover("restore", build)
+        assert r.returncode == 1 and "has reappeared" in r.stderr, (err, r)
+        assert sha256(copy) == want
+
+
 if __name__ == "__main__":
     lotest.main(globals())
