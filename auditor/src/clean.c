@@ -15,6 +15,10 @@
  * (.leftover sits in the root), so a move is one renameat2 with
  * RENAME_NOREPLACE: atomic, data never copied. A subdirectory mounted from
  * elsewhere fails with EXDEV and is reported like any other failure.
+ *
+ * A call interrupted by a signal (EINTR: NFS, FUSE, Ctrl-C while a call
+ * blocks) is made again (TEMP_FAILURE_RETRY) rather than turned into a
+ * failed file; Ctrl-C itself is honoured between two files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,13 +119,15 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl)
 		     path, errno == ELOOP || errno == ENOTDIR ? 0 : errno);
 		goto out;
 	}
-	if (fstatat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), &pl->st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), &pl->st,
+				       AT_SYMLINK_NOFOLLOW)) < 0) {
 		fail(res, pl->act, "cannot clean '%s'", path, errno);
 		goto out;
 	}
 	if (S_ISLNK(pl->st.st_mode)) {
 		char target[PATH_MAX];
-		ssize_t n = readlinkat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), target, sizeof(target));
+		ssize_t n = TEMP_FAILURE_RETRY(readlinkat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
+							  target, sizeof(target)));
 
 		if (n < 0) {
 			fail(res, pl->act, "cannot read link '%s'", path, errno);
@@ -132,8 +138,8 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl)
 	} else if (S_ISREG(pl->st.st_mode)) {
 		struct stat st;
 
-		fd = openat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
-			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		fd = TEMP_FAILURE_RETRY(openat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
+					       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
 		if (fd < 0) {
 			fail(res, pl->act, "cannot open '%s'", path, errno);
 			goto out;
@@ -207,7 +213,7 @@ static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
 			snprintf(name, sizeof(name), "%s-%02d", base, i);
 		else
 			snprintf(name, sizeof(name), "%s", base);
-		if (mkdirat(*qfd, name, 0755) == 0)
+		if (TEMP_FAILURE_RETRY(mkdirat(*qfd, name, 0755)) == 0)
 			break;
 		if (errno != EEXIST)
 			return lo_error_set_errno(LO_ERROR, errno, "cannot create quarantine set in "
@@ -220,7 +226,7 @@ static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
 	lo_buf_printf(&q, "%s/" LO_CLEAN_DIR "/" LO_CLEAN_QUARANTINE "/%s", res->root, name);
 	res->quarantine = lo_buf_detach(&q);
 	/* the new set must survive a crash as well as the manifest inside it */
-	if (fsync(*qfd) < 0 || fsync(dotfd) < 0)
+	if (TEMP_FAILURE_RETRY(fsync(*qfd)) < 0 || TEMP_FAILURE_RETRY(fsync(dotfd)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot flush '%s'", res->quarantine);
 	return 0;
 }
@@ -270,7 +276,8 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		goto out;
 	}
 	/* an inode number is reused at once on most file systems: ctime and size tell apart */
-	if (fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
+				       AT_SYMLINK_NOFOLLOW)) < 0 ||
 	    st.st_dev != pl->st.st_dev || st.st_ino != pl->st.st_ino ||
 	    st.st_size != pl->st.st_size || st.st_ctim.tv_sec != pl->st.st_ctim.tv_sec ||
 	    st.st_ctim.tv_nsec != pl->st.st_ctim.tv_nsec) {
@@ -278,7 +285,7 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		goto out;
 	}
 	if (pl->act->remove) {
-		if (unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0) < 0) {
+		if (TEMP_FAILURE_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0)) < 0) {
 			fail(res, pl->act, "cannot remove '%s'", path, errno);
 			goto out;
 		}
@@ -289,8 +296,9 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 			fail(res, pl->act, "cannot make room for '%s' in the quarantine", path, errno);
 			goto out;
 		}
-		if (renameat2(lo_dpath_dirfd(&src), lo_dpath_name(&src), lo_dpath_dirfd(&dst),
-			      lo_dpath_name(&dst), RENAME_NOREPLACE) < 0) {
+		if (TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+						 lo_dpath_dirfd(&dst), lo_dpath_name(&dst),
+						 RENAME_NOREPLACE)) < 0) {
 			fail(res, pl->act, errno == EXDEV
 					   ? "cannot move '%s' into the quarantine: another file system"
 					   : "cannot move '%s' into the quarantine",
@@ -344,7 +352,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	rootfd = open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (rootfd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
 	if (!opts->dry_run && (rc = lo_clean_lock(rootfd, scan->root, opts->wait, &dotfd, &lockfd)) < 0) {

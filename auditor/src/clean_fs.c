@@ -4,7 +4,8 @@
  *
  * Everything here works from a directory descriptor down and never resolves
  * a path string with symlinks in it: that is the whole safety argument of
- * clean (clean.h), so it is kept in this one small file.
+ * clean (clean.h), so it is kept in this one small file. Calls interrupted
+ * by a signal (EINTR) are made again, as in clean.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -53,10 +54,11 @@ int lo_clean_opendir(int dirfd, const char *name, bool create)
 	int fd;
 
 	for (;;) {
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		fd = TEMP_FAILURE_RETRY(openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						       O_CLOEXEC));
 		if (fd >= 0 || errno != ENOENT || !create)
 			return fd;
-		if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+		if (TEMP_FAILURE_RETRY(mkdirat(dirfd, name, 0755)) < 0 && errno != EEXIST)
 			return -1;
 		create = false; /* one try: a racing rmdir is an error, not a loop */
 	}
@@ -133,7 +135,8 @@ int lo_clean_lock(int rootfd, const char *root, bool wait, int *dotfd, int *lock
 	*lockfd = -1;
 	if ((*dotfd = lo_clean_opendir(rootfd, LO_CLEAN_DIR, true)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s/" LO_CLEAN_DIR "'", root);
-	*lockfd = openat(*dotfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	*lockfd = TEMP_FAILURE_RETRY(openat(*dotfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+					    0644));
 	if (*lockfd < 0) {
 		int err = errno;
 
@@ -177,11 +180,12 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 
 	if (depth > LO_CLEAN_MAX_DEPTH)
 		return lo_error_set(LO_ERROR, "directory '%s' is nested too deeply to remove", name);
-	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+	if ((fd = TEMP_FAILURE_RETRY(openat(dirfd, name,
+					    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		if (errno == ENOTDIR || errno == ELOOP)
-			return unlinkat(dirfd, name, 0) < 0
+			return TEMP_FAILURE_RETRY(unlinkat(dirfd, name, 0)) < 0
 				       ? lo_error_set_errno(LO_ERROR, errno, "cannot remove '%s'", name)
 				       : 0;
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", name);
@@ -190,10 +194,10 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 		close(fd);
 		return lo_error_set_errno(LO_ERROR, errno, "cannot list '%s'", name);
 	}
-	while (rc == 0 && (de = readdir(d))) {
+	while (rc == 0 && (de = lo_clean_readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (unlinkat(fd, de->d_name, 0) == 0)
+		if (TEMP_FAILURE_RETRY(unlinkat(fd, de->d_name, 0)) == 0)
 			continue;
 		if (errno == EISDIR || errno == EPERM)
 			rc = lo_clean_remove_tree(fd, de->d_name, depth + 1);
@@ -201,40 +205,102 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 			rc = lo_error_set_errno(LO_ERROR, errno, "cannot remove '%s/%s'", name,
 						de->d_name);
 	}
+	if (rc == 0 && errno)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot list '%s'", name);
 	closedir(d);
-	if (rc == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+	if (rc == 0 && TEMP_FAILURE_RETRY(unlinkat(dirfd, name, AT_REMOVEDIR)) < 0 && errno != ENOENT)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot remove directory '%s'", name);
 	return rc;
+}
+
+/* Write all n bytes of p, across short writes and EINTR; -1 with errno otherwise. */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t done = write(fd, p, n);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0) {
+			if (done == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+	return 0;
 }
 
 int lo_clean_write_json(int dirfd, const char *name, const json_t *doc, const char *what)
 {
 	lo_buf tmp = LO_BUF_INIT;
-	int fd, rc = 0;
+	/* json_dumpfd gives up on a short or interrupted write(): write the text ourselves */
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_SORT_KEYS);
+	int fd = -1, rc = 0;
 
 	lo_buf_printf(&tmp, "%s.tmp", name);
-	fd = openat(dirfd, tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (!text) {
+		rc = lo_error_set(LO_ERROR, "cannot write '%s': out of memory", what);
+		goto out;
+	}
+	fd = TEMP_FAILURE_RETRY(openat(dirfd, tmp.ptr,
+				       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
 	if (fd < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot create '%s'", what);
 		goto out;
 	}
 	/* a full disk shows here or at fsync, before anything has moved */
-	if (json_dumpfd(doc, fd, JSON_INDENT(1) | JSON_SORT_KEYS) < 0 || write(fd, "\n", 1) != 1) {
-		rc = lo_error_set_errno(LO_ERROR, errno ? errno : EIO, "cannot write '%s'", what);
-	} else if (fsync(fd) < 0) {
+	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot write '%s'", what);
+	} else if (TEMP_FAILURE_RETRY(fsync(fd)) < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot flush '%s' to disk", what);
 	}
 	if (close(fd) < 0 && rc == 0)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot write '%s'", what);
-	if (rc == 0 && renameat(dirfd, tmp.ptr, dirfd, name) < 0)
+	if (rc == 0 && TEMP_FAILURE_RETRY(renameat(dirfd, tmp.ptr, dirfd, name)) < 0)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot put '%s' in place", what);
-	if (rc == 0 && fsync(dirfd) < 0)
+	if (rc == 0 && TEMP_FAILURE_RETRY(fsync(dirfd)) < 0)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot flush the directory of '%s'", what);
 	if (rc < 0)
 		unlinkat(dirfd, tmp.ptr, 0);
 out:
+	free(text);
 	lo_buf_dispose(&tmp);
 	return rc;
+}
+
+struct dirent *lo_clean_readdir(DIR *d)
+{
+	struct dirent *de;
+
+	do {
+		errno = 0;
+		de = readdir(d);
+	} while (!de && errno == EINTR);
+	return de;
+}
+
+int lo_clean_read_all(int fd, char **out, size_t *len)
+{
+	lo_buf b = LO_BUF_INIT;
+	char chunk[65536];
+	ssize_t n;
+
+	*out = NULL;
+	*len = 0;
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			lo_buf_dispose(&b);
+			return -1;
+		}
+		lo_buf_add(&b, chunk, (size_t)n);
+	}
+	*len = b.len;
+	*out = lo_buf_detach(&b);
+	return 0;
 }
 
 /* Is s valid UTF-8 (what a JSON string can carry losslessly)? */

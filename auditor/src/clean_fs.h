@@ -11,6 +11,7 @@
 #ifndef LEFTOVER_CLEAN_FS_H
 #define LEFTOVER_CLEAN_FS_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -62,6 +63,12 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth);
 
 /* Write `doc` to `name` in `dirfd` via a temporary, fsyncing file and directory. */
 int lo_clean_write_json(int dirfd, const char *name, const json_t *doc, const char *what);
+
+/* readdir, again on EINTR: NULL with errno 0 at the end, errno set on an error. */
+struct dirent *lo_clean_readdir(DIR *d);
+
+/* The whole of fd from where it is, owned in *out (NUL-terminated); -1 with errno. */
+int lo_clean_read_all(int fd, char **out, size_t *len);
 
 /* A path as the manifest stores it: "path" when UTF-8, else "path_hex". */
 void lo_clean_json_set_path(json_t *obj, const char *path);

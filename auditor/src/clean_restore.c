@@ -30,6 +30,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void free_list(char **list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
 /* The sets in quarantine directory `qfd` that hold a manifest, sorted. */
 static int list_sets(int qfd, char ***out, size_t *count)
 {
@@ -46,7 +55,7 @@ static int list_sets(int qfd, char ***out, size_t *count)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot list the quarantine");
 	}
 	rewinddir(d);
-	while ((de = readdir(d))) {
+	while ((de = lo_clean_readdir(d))) {
 		struct stat st;
 		lo_buf m = LO_BUF_INIT;
 		int ok;
@@ -61,19 +70,20 @@ static int list_sets(int qfd, char ***out, size_t *count)
 		lo_array_grow(out, &cap, *count + 1, sizeof(char *));
 		(*out)[(*count)++] = lo_xstrdup(de->d_name);
 	}
+	/* a listing cut short could hide the newest set, and restore would pick an older one */
+	if (errno) {
+		int err = errno;
+
+		closedir(d);
+		free_list(*out, *count);
+		*out = NULL;
+		*count = 0;
+		return lo_error_set_errno(LO_ERROR, err, "cannot list the quarantine");
+	}
 	closedir(d);
 	if (*count)
 		qsort(*out, *count, sizeof(char *), cmp_str);
 	return 0;
-}
-
-static void free_list(char **list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
 }
 
 /* Open ROOT/.leftover/quarantine without creating anything; -1 with errno when absent. */
@@ -127,14 +137,23 @@ static json_t *read_manifest(int stampfd, const char *what)
 {
 	json_error_t jerr;
 	json_t *doc;
-	int fd = openat(stampfd, LO_CLEAN_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *text;
+	size_t len;
+	int fd = TEMP_FAILURE_RETRY(openat(stampfd, LO_CLEAN_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
 
 	if (fd < 0) {
 		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", what);
 		return NULL;
 	}
-	doc = json_loadfd(fd, 0, &jerr);
+	/* not json_loadfd: it reads a byte per read() and takes EINTR for the end of the file */
+	if (lo_clean_read_all(fd, &text, &len) < 0) {
+		lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", what);
+		close(fd);
+		return NULL;
+	}
 	close(fd);
+	doc = json_loadb(text, len, 0, &jerr);
+	free(text);
 	if (!doc) {
 		lo_error_set(LO_EINVALID, "cannot read '%s': line %d: %s", what, jerr.line, jerr.text);
 		return NULL;
@@ -171,7 +190,8 @@ static void restore_one(lo_restore_result *res, lo_restore_entry *e, int rootfd,
 	}
 	lo_dpath_init(&to, e->path);
 	if (lo_dpath_open(&from, stampfd, false) < 0 ||
-	    fstatat(lo_dpath_dirfd(&from), lo_dpath_name(&from), &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	    TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&from), lo_dpath_name(&from), &st,
+				       AT_SYMLINK_NOFOLLOW)) < 0) {
 		/*
 		 * Only ENOENT says the file is not in the set. Any other error
 		 * (EIO, EACCES, EINTR) leaves it unknown: taken for "in place",
@@ -202,8 +222,9 @@ static void restore_one(lo_restore_result *res, lo_restore_entry *e, int rootfd,
 		res->failed++;
 		goto out;
 	}
-	if (renameat2(lo_dpath_dirfd(&from), lo_dpath_name(&from), lo_dpath_dirfd(&to),
-		      lo_dpath_name(&to), RENAME_NOREPLACE) < 0) {
+	if (TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&from), lo_dpath_name(&from),
+					 lo_dpath_dirfd(&to), lo_dpath_name(&to),
+					 RENAME_NOREPLACE)) < 0) {
 		if (errno == EEXIST) {
 			entry_error(e, "'%s' has reappeared in the tree: kept the quarantined copy", 0);
 			e->refused = true;
@@ -258,7 +279,7 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((rootfd = TEMP_FAILURE_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
 	/* a tree that was never cleaned is left as it is, without a lock file */
 	if ((qfd = open_quarantine(rootfd)) < 0) {
@@ -360,7 +381,7 @@ int lo_quarantine_purge(const char *root, double days, bool wait, size_t *remove
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot list the quarantine of '%s'", root);
 		goto out;
 	}
-	while ((de = readdir(d))) {
+	while ((de = lo_clean_readdir(d))) {
 		struct stat st;
 
 		lo_buf m = LO_BUF_INIT;
@@ -380,6 +401,8 @@ int lo_quarantine_purge(const char *root, double days, bool wait, size_t *remove
 		lo_array_grow(&names, &cap, n + 1, sizeof(char *));
 		names[n++] = lo_xstrdup(de->d_name);
 	}
+	if (errno)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot list the quarantine of '%s'", root);
 	closedir(d);
 	for (i = 0; i < n && rc == 0; i++)
 		if ((rc = lo_clean_remove_tree(qfd, names[i], 0)) == 0)

@@ -230,6 +230,56 @@ def test_eintr_in_the_scan_is_retried_or_reported():
         assert_retried_or_reported(base, r, where)
 
 
+# ---- EINTR in clean and restore -------------------------------------------------
+
+def manifest_of(build):
+    (m,) = build.glob(".leftover/quarantine/*/manifest.json")
+    return json.loads(m.read_text())
+
+
+def test_eintr_in_clean_and_restore_is_retried():
+    """Each call of clean and restore that can meet EINTR (NFS, FUSE, a
+    signal while it blocks), interrupted once: the run ends as without it."""
+    cases = [
+        # clean: the scan looks at the file first (stat, then open), the clean's plan after
+        ("clean", "on=stat path=*/build/lib/libbroken.so skip=1"),
+        ("clean", "on=open path=*/build/lib/libbroken.so skip=1"),
+        ("clean", "on=read path=*/build/lib/libbroken.so"),
+        ("clean", "on=open path=*/build/.leftover/quarantine"),
+        ("clean", "on=fsync path=*/build/.leftover/quarantine"),
+        ("clean", "on=open path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=write path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=fsync path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=rename path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=rename path=*/build/lib/libbroken.so"),
+        ("delete", "on=unlink path=*/build/lib/libbroken.so"),
+        ("restore", "on=readdir path=*/build/.leftover/quarantine"),
+        ("restore", "on=open path=*/build/.leftover/quarantine/*/manifest.json"),
+        ("restore", "on=read path=*/build/.leftover/quarantine/*/manifest.json"),
+        ("restore", "on=stat path=*/build/.leftover/quarantine/*/lib/libbroken.so"),
+        ("restore", "on=rename path=*/build/.leftover/quarantine/*/lib/libbroken.so"),
+    ]
+    for i, (what, rule) in enumerate(cases):
+        d = lotest.workdir("faults-eintr-clean-%02d" % i)
+        build = tree(d)
+        want = sha256(build / "lib" / "libbroken.so")
+        f = Faults(d, rule + " do=fail:EINTR")
+        faulty = f.env if what != "restore" else None
+        args = ["--delete"] if what == "delete" else []
+        r = lotest.leftover("clean", "--broken", *args, build, env=faulty)
+        assert r.returncode == 0, (rule, r)
+        assert not (build / "lib" / "libbroken.so").exists(), rule
+        if what == "delete":
+            assert "deleted 1 file" in r.stdout and f.fired(), (rule, r, f.fired())
+            continue
+        assert "moved 1 file" in r.stdout, (rule, r)
+        assert [e["sha256"] for e in manifest_of(build)["files"]] == [want], rule
+        r = lotest.leftover("restore", build, env=f.env if what == "restore" else None)
+        assert len(f.fired()) == 1, (rule, f.fired())
+        assert r.returncode == 0 and "restored 1 file" in r.stdout, (rule, r)
+        assert sha256(build / "lib" / "libbroken.so") == want, rule
+
+
 # ---- restore --------------------------------------------------------------------
 
 def quarantined(d):
