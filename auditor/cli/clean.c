@@ -341,6 +341,7 @@ int lo_cmd_clean(int argc, char **argv)
 	progress = isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT;
 	if (progress)
 		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
+	lo_clean_mark_scan(&copts.scan_began);
 	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &so.scan) < 0) {
 		if (progress)
 			fputs("\r\033[K", stderr);

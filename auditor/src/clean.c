@@ -7,9 +7,12 @@
  * manifest of the whole plan is then written and fsynced into the new
  * quarantine set before the first rename, which is what makes any
  * interruption recoverable: a file is either still in place or already
- * renamed into the set that lists it. Moving re-opens the path from the
- * root (the tree may have changed since the plan, by accident or on
- * purpose) and refuses a file whose identity no longer matches.
+ * renamed into the set that lists it. A file whose inode changed after
+ * the scan began (lo_clean_mark_scan) is left out of the plan: the verdict
+ * was about other bytes. Moving re-opens the path from the root (the tree
+ * may have changed since the plan, by accident or on purpose), refuses a
+ * file whose identity no longer matches, and checks the identity of what
+ * the rename took.
  *
  * Quarantine and tree are on the same file system in the normal case
  * (.leftover sits in the root), so a move is one renameat2 with
@@ -100,8 +103,36 @@ static void fail(lo_clean_result *res, lo_clean_action *a, const char *fmt, cons
 	res->failed++;
 }
 
+void lo_clean_mark_scan(struct timespec *t)
+{
+	const struct timespec nap = { 0, 500000 };
+	struct timespec start;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &start);
+	do {
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, t);
+	} while (t->tv_sec == start.tv_sec && t->tv_nsec == start.tv_nsec);
+}
+
+/* One file, unchanged? An inode number is reused at once on most file systems: ctime and size tell apart. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Did the inode of st change at or after `since` (when set)? */
+static bool changed_since(const struct stat *st, const struct timespec *since)
+{
+	if (!since->tv_sec && !since->tv_nsec)
+		return false;
+	return st->st_ctim.tv_sec > since->tv_sec ||
+	       (st->st_ctim.tv_sec == since->tv_sec && st->st_ctim.tv_nsec >= since->tv_nsec);
+}
+
 /* Stat and hash one file through descriptors; false (and a failed action) when it cannot be. */
-static bool plan_file(lo_clean_result *res, int rootfd, plan *pl)
+static bool plan_file(lo_clean_result *res, int rootfd, plan *pl, const struct timespec *since)
 {
 	const char *path = pl->act->file->path;
 	lo_dpath dp;
@@ -122,6 +153,12 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl)
 	if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), &pl->st,
 				       AT_SYMLINK_NOFOLLOW)) < 0) {
 		fail(res, pl->act, "cannot clean '%s'", path, errno);
+		goto out;
+	}
+	/* the verdict is about what the scan read; what is there now may be another file */
+	if (changed_since(&pl->st, since)) {
+		fail(res, pl->act, "left '%s' alone: it changed after the scan began, so its verdict "
+		     "may not hold; run clean again", path, 0);
 		goto out;
 	}
 	if (S_ISLNK(pl->st.st_mode)) {
@@ -275,12 +312,8 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 			fail(res, pl->act, "cannot clean '%s': cannot open its directory", path, errno);
 		goto out;
 	}
-	/* an inode number is reused at once on most file systems: ctime and size tell apart */
 	if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
-				       AT_SYMLINK_NOFOLLOW)) < 0 ||
-	    st.st_dev != pl->st.st_dev || st.st_ino != pl->st.st_ino ||
-	    st.st_size != pl->st.st_size || st.st_ctim.tv_sec != pl->st.st_ctim.tv_sec ||
-	    st.st_ctim.tv_nsec != pl->st.st_ctim.tv_nsec) {
+				       AT_SYMLINK_NOFOLLOW)) < 0 || !same_file(&st, &pl->st)) {
 		fail(res, pl->act, "left '%s' alone: it was replaced after the scan", path, 0);
 		goto out;
 	}
@@ -303,6 +336,27 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 					   ? "cannot move '%s' into the quarantine: another file system"
 					   : "cannot move '%s' into the quarantine",
 			     path, errno == EXDEV ? 0 : errno);
+			goto out;
+		}
+		/*
+		 * The rename takes whatever is at the path by then: a file put
+		 * there since the check above goes back (nothing can be at its
+		 * place unless a third file came in the meantime). The rename
+		 * itself sets the ctime; the inode, size and mtime still tell.
+		 */
+		if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&dst), lo_dpath_name(&dst), &st,
+					       AT_SYMLINK_NOFOLLOW)) == 0 &&
+		    (st.st_dev != pl->st.st_dev || st.st_ino != pl->st.st_ino ||
+		     st.st_size != pl->st.st_size || st.st_mtim.tv_sec != pl->st.st_mtim.tv_sec ||
+		     st.st_mtim.tv_nsec != pl->st.st_mtim.tv_nsec)) {
+			if (TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&dst), lo_dpath_name(&dst),
+							 lo_dpath_dirfd(&src), lo_dpath_name(&src),
+							 RENAME_NOREPLACE)) == 0)
+				fail(res, pl->act, "left '%s' alone: it was replaced after the scan",
+				     path, 0);
+			else
+				fail(res, pl->act, "'%s' was replaced while being moved and another file "
+				     "took its place: the one moved is in the quarantine", path, 0);
 			goto out;
 		}
 		pl->act->status = LO_CLEAN_MOVED;
@@ -387,7 +441,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 		} else if (is_tracked(git, scan->root, a->file->path)) {
 			a->status = LO_CLEAN_KEPT_TRACKED;
 			res->tracked++;
-		} else if (plan_file(res, rootfd, pl)) {
+		} else if (plan_file(res, rootfd, pl, &opts->scan_began)) {
 			planned++;
 			quarantined += !a->remove;
 		}

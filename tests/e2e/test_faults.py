@@ -230,6 +230,50 @@ def test_eintr_in_the_scan_is_retried_or_reported():
         assert_retried_or_reported(base, r, where)
 
 
+# ---- between the scan and the move ------------------------------------------------
+
+def test_clean_leaves_alone_a_file_changed_after_the_scan():
+    """The verdict is about the bytes the scan read. A file replaced or
+    rewritten after that, before the clean plans, after it plans, or in the
+    instant between the last check and the rename, is left in place as it
+    now is, said so, exit 1; before, the first case went into the
+    quarantine under the old file's verdict and reasons, exit 0."""
+    lock = "on=flock path=*/build/.leftover/lock"
+    cases = [
+        ("replaced before the plan", lock + " do=replace:{new} target={file}"),
+        ("rewritten before the plan", lock + " do=truncate:4096 target={file}"),
+        ("replaced after the plan", "on=stat path={file} skip=2 do=replace:{new}"),
+        ("replaced at the move", "on=rename path={file} do=replace:{new}"),
+    ]
+    for i, (when, rule) in enumerate(cases):
+        d = lotest.workdir("faults-changed-%d" % i)
+        build = tree(d)
+        file = build / "lib" / "libbroken.so"
+        new = spare(d, d / "objs" / "libok.so", "new.so")
+        expect = sha256(new) if "replaced" in when else \
+            hashlib.sha256(file.read_bytes()[:4096]).hexdigest()
+        f = Faults(d, rule.format(new=new, file=file))
+        r = lotest.leftover("clean", "--broken", build, env=f.env)
+        assert len(f.fired()) == 1, (when, f.fired())
+        assert r.returncode == 1, (when, r)
+        assert "left 'lib/libbroken.so' alone" in r.stderr, (when, r)
+        assert "could not be cleaned" in r.stdout and "moved" not in r.stdout, (when, r)
+        assert sha256(file) == expect, when
+        assert not list(build.glob(".leftover/quarantine/*/lib/*")), when
+        # a later restore leaves the file as it is
+        lotest.leftover("restore", build)
+        assert sha256(file) == expect, when
+        assert sha256(build / "lib" / "libok.so") == sha256(d / "objs" / "libok.so")
+
+    # removed by someone else in between: said, nothing to lose
+    d = lotest.workdir("faults-changed-removed")
+    build = tree(d)
+    f = Faults(d, lock + " do=unlink target=%s" % (build / "lib" / "libbroken.so"))
+    r = lotest.leftover("clean", "--broken", build, env=f.env)
+    assert len(f.fired()) == 1, f.fired()
+    assert r.returncode == 1 and "'lib/libbroken.so'" in r.stderr and "No such file" in r.stderr, r
+
+
 # ---- EINTR in clean and restore -------------------------------------------------
 
 def manifest_of(build):

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "leftover/scan.h"
 
@@ -46,6 +47,12 @@ typedef struct lo_clean_opts {
 	 */
 	volatile sig_atomic_t *stop;
 	const lo_rules *rules; /* borrowed; the [rule] actions apply when not NULL */
+	/*
+	 * From lo_clean_mark_scan, taken before the scan: a file whose inode
+	 * changed at or after it (replaced, rewritten, truncated) is not what
+	 * the scan judged, and is left alone as failed. {0, 0}: no such check.
+	 */
+	struct timespec scan_began;
 } lo_clean_opts;
 
 typedef enum lo_clean_status {
@@ -83,6 +90,16 @@ typedef struct lo_clean_result {
  * manifest not writable).
  */
 int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts);
+
+/*
+ * The time for lo_clean_opts.scan_began; call it right before the scan.
+ * Inode times come from the kernel's coarse clock, so this waits for that
+ * clock's next tick (a few ms): every change made after the call is then
+ * stamped at or after *t, every change made before the call earlier. A
+ * clock set back, or a network file system stamping by a server's clock,
+ * can defeat it; the identity check just before each move still holds.
+ */
+void lo_clean_mark_scan(struct timespec *t);
 void lo_clean_result_free(lo_clean_result *res);
 
 const char *lo_clean_status_str(lo_clean_status s);
