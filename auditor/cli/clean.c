@@ -51,7 +51,8 @@ static const char usage_text[] =
 	"  -v, --verbose          list every file acted on\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"Ctrl-C (or SIGTERM) stops between two files; what moved can be restored.\n"
+	"Ctrl-C (or SIGTERM) stops between two files, or gives up --wait; what moved\n"
+	"can be restored.\n"
 	"With GITHUB_ACTIONS=true, findings are also printed as ::error/::warning lines.\n"
 	"Exit status: 0 nothing to fail on; 1 findings left (see --fail-on) or a file\n"
 	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n";

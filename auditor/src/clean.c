@@ -409,7 +409,8 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (rootfd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
-	if (!opts->dry_run && (rc = lo_clean_lock(rootfd, scan->root, opts->wait, &dotfd, &lockfd)) < 0) {
+	if (!opts->dry_run && (rc = lo_clean_lock(rootfd, scan->root, opts->wait, opts->stop, &dotfd,
+							 &lockfd)) < 0) {
 		close(rootfd);
 		return rc;
 	}

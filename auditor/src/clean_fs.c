@@ -126,7 +126,8 @@ void lo_dpath_dispose(lo_dpath *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int lo_clean_lock(int rootfd, const char *root, bool wait, int *dotfd, int *lockfd)
+int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t *stop,
+		  int *dotfd, int *lockfd)
 {
 	char pid[32];
 	ssize_t n;
@@ -148,7 +149,8 @@ int lo_clean_lock(int rootfd, const char *root, bool wait, int *dotfd, int *lock
 	while (flock(*lockfd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
 		int err = errno;
 
-		if (err == EINTR)
+		/* a signal: Ctrl-C gives up the wait, any other just interrupted it */
+		if (err == EINTR && !(stop && *stop))
 			continue;
 		n = pread(*lockfd, pid, sizeof(pid) - 1, 0);
 		pid[n > 0 ? n : 0] = '\0';
@@ -161,6 +163,12 @@ int lo_clean_lock(int rootfd, const char *root, bool wait, int *dotfd, int *lock
 					    "another leftover clean or restore is running on '%s' "
 					    "(pid %s holds '%s/" LO_CLEAN_DIR "/lock'); "
 					    "wait for it or use --wait",
+					    root, *pid ? pid : "unknown", root);
+		if (err == EINTR)
+			return lo_error_set(LO_ERROR,
+					    "interrupted while waiting for another leftover clean or "
+					    "restore on '%s' (pid %s holds '%s/" LO_CLEAN_DIR "/lock'); "
+					    "nothing was changed",
 					    root, *pid ? pid : "unknown", root);
 		return lo_error_set_errno(LO_ERROR, err, "cannot lock '%s/" LO_CLEAN_DIR "/lock'",
 					  root);

@@ -12,6 +12,7 @@
 #define LEFTOVER_CLEAN_FS_H
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -54,9 +55,11 @@ int lo_clean_opendir(int dirfd, const char *name, bool create);
 /*
  * Take ROOT/.leftover/lock (creating .leftover); *lockfd is set, *dotfd is
  * the .leftover directory. Fails with a message naming the holder's pid
- * when another run holds it and !wait.
+ * when another run holds it and !wait, or when `stop` (may be NULL) is set
+ * by a signal while waiting for it.
  */
-int lo_clean_lock(int rootfd, const char *root, bool wait, int *dotfd, int *lockfd);
+int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t *stop,
+		  int *dotfd, int *lockfd);
 
 /* Remove the directory `name` in `dirfd` and everything under it, links as links. */
 int lo_clean_remove_tree(int dirfd, const char *name, int depth);

@@ -287,7 +287,7 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 		goto out;
 	}
 	close(qfd);
-	if ((rc = lo_clean_lock(rootfd, root, opts->wait, &dotfd, &lockfd)) < 0)
+	if ((rc = lo_clean_lock(rootfd, root, opts->wait, opts->stop, &dotfd, &lockfd)) < 0)
 		goto out;
 	if ((qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, false)) < 0) {
 		rc = lo_error_set(LO_ENOTFOUND, "nothing to restore: '%s' has no quarantine", root);
@@ -369,7 +369,7 @@ int lo_quarantine_purge(const char *root, double days, bool wait, size_t *remove
 	*removed = 0;
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
-	if ((rc = lo_clean_lock(rootfd, root, wait, &dotfd, &lockfd)) < 0)
+	if ((rc = lo_clean_lock(rootfd, root, wait, NULL, &dotfd, &lockfd)) < 0)
 		goto out;
 	if ((qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, false)) < 0) {
 		rc = errno == ENOENT ? 0 : lo_error_set_errno(LO_ERROR, errno,

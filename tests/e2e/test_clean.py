@@ -312,5 +312,43 @@ def test_second_clean_fails_or_waits_on_the_lock():
     assert not (build / "lib" / "libbroken.so").exists()
 
 
+def wait_blocked_on_lock(p):
+    """Until p waits for a file lock: /proc/locks lists it as a blocked request ("->")."""
+    deadline = time.time() + 120
+    while not any(l.split()[1:2] == ["->"] and l.split()[5:6] == [str(p.pid)]
+                  for l in Path("/proc/locks").read_text().splitlines()):
+        assert p.poll() is None and time.time() < deadline, p.communicate()
+        time.sleep(0.01)
+
+
+def test_ctrl_c_gives_up_waiting_for_the_lock():
+    """Ctrl-C while `--wait` waits: the run ends at once, saying so, exit 2.
+    (It was retried as any EINTR: the wait went on until the lock came free.)"""
+    d = lotest.workdir("clean-lock-sigint")
+    build = broken_tree(d)
+    r = lotest.leftover("clean", "--broken", build)
+    assert r.returncode == 0, r
+    (copy,) = build.glob(".leftover/quarantine/*/lib/libbroken.so")
+    lotest.cc(build / "lib" / "libbroken.so", BROKEN_C)  # built again
+    (build / "lib" / "libbroken_so.c").unlink()
+    fp = fingerprint(build)
+    with open(build / ".leftover" / "lock", "r+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        for cmd in (["clean", "--wait", "--broken"], ["restore", "--wait"]):
+            p = subprocess.Popen([lotest.LEFTOVER] + cmd + [str(build)], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            wait_blocked_on_lock(p)
+            p.send_signal(signal.SIGINT)
+            try:
+                out, err = p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                raise AssertionError("%s went on waiting after Ctrl-C: %r" % (cmd[0], p.communicate()))
+            assert p.returncode == 2, (cmd, out, err)
+            assert "interrupted while waiting" in err and str(build) in err, (cmd, err)
+    assert fingerprint(build) == fp
+    assert copy.exists()
+
+
 if __name__ == "__main__":
     lotest.main(globals())
