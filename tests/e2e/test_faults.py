@@ -274,6 +274,94 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
     assert r.returncode == 1 and "'lib/libbroken.so'" in r.stderr and "No such file" in r.stderr, r
 
 
+# ---- a full disk --------------------------------------------------------------
+
+def identities(build):
+    return {p.relative_to(build).as_posix(): (sha256(p), p.stat().st_mode, p.stat().st_mtime_ns)
+            for p in build.rglob("*.so") if ".leftover" not in p.parts}
+
+
+def test_disk_full_at_every_step_of_a_clean():
+    """A tmpfs the test mounts, with 0, 1, 2, ... inodes left when the clean
+    starts: it runs out making .leftover, the lock, the quarantine, the set,
+    the manifest, then the directories of the moved files. (test_clean.py
+    fails the manifest write with RLIMIT_FSIZE; here the disk is full.)
+    Before the manifest is down: exit 2, nothing moved; during the moves:
+    exit 1, the file that could not go named, and restore, on the same full
+    disk, puts back every byte."""
+    d = lotest.workdir("faults-full")
+    broken, ok = objects(d)
+    mnt = d / "mnt"
+    mnt.mkdir()
+    m = lotest.run(["mount", "-t", "tmpfs", "-o", "size=2m,nr_inodes=200", "leftover-test", mnt],
+                   check=False)
+    assert m.returncode == 0, "cannot mount a tmpfs (the suite runs as root): %s" % m.stderr
+    try:
+        build = mnt / "build"
+        for sub in ("a", "b"):
+            (build / sub).mkdir(parents=True)
+            shutil.copy2(broken, build / sub / "libbroken.so")
+        shutil.copy2(ok, build / "a" / "libok.so")  # a/ is not emptied by the move
+        want = identities(build)
+        fill = mnt / "fill"
+        fill.mkdir()
+        filler = []
+
+        def leave_free(k):
+            while os.statvfs(mnt).f_ffree > k:
+                filler.append(fill / str(len(filler)))
+                filler[-1].touch()
+            while os.statvfs(mnt).f_ffree < k:
+                filler.pop().unlink()
+
+        seen = []  # (free inodes, exit status, files moved)
+        for k in range(20):
+            leave_free(k)
+            r = lotest.leftover("clean", "--broken", build)
+            if r.returncode == 0:  # room enough at last
+                seen.append((k, 0, 2))
+                assert lotest.leftover("restore", build).returncode == 0
+                assert identities(build) == want, k
+                break
+            assert r.returncode in (1, 2), (k, r)
+            assert "No space left on device" in r.stderr, (k, r)
+            moved = sorted(p.relative_to(p.parents[1]).as_posix()  # STAMP/a/x.so -> a/x.so
+                           for p in build.glob(".leftover/quarantine/*/*/*.so"))
+            if r.returncode == 2:
+                assert not moved and identities(build) == want, (k, r)
+            else:
+                left = [p for p in ("a/libbroken.so", "b/libbroken.so") if p not in moved]
+                assert left, (k, r)
+                for p in left:
+                    assert "cannot make room for '%s' in the quarantine" % p in r.stderr, (k, r)
+                q = lotest.leftover("restore", build)
+                assert q.returncode == 0, (k, q)
+            seen.append((k, r.returncode, len(moved)))
+            assert identities(build) == want, k
+            shutil.rmtree(build / ".leftover", ignore_errors=True)
+        # out of room before the manifest, before any move, after one, then enough
+        steps = [(rc, n) for _, rc, n in seen]
+        assert steps[-1] == (0, 2) and (2, 0) in steps and (1, 0) in steps and (1, 1) in steps, seen
+
+        # and out of space, not inodes: the manifest cannot be written
+        shutil.rmtree(build / ".leftover")
+        leave_free(50)
+        with open(fill / "data", "wb") as big:
+            try:
+                while True:
+                    big.write(b"\0" * 65536)
+                    big.flush()
+            except OSError:
+                pass
+        r = lotest.leftover("clean", "--broken", build)
+        assert r.returncode == 2 and "manifest.json" in r.stderr, r
+        assert "No space left on device" in r.stderr, r
+        assert identities(build) == want
+        assert not list(build.glob(".leftover/quarantine/*"))
+    finally:
+        lotest.run(["umount", "-l", mnt], check=False)
+
+
 # ---- EINTR in clean and restore -------------------------------------------------
 
 def manifest_of(build):
