@@ -271,6 +271,7 @@ int lo_cmd_clean(int argc, char **argv)
 	lo_clean_opts copts;
 	lo_scan_result *res = NULL;
 	lo_clean_result *cr = NULL;
+	lo_tree_lock *lock = NULL;
 	char *end;
 	const char *junit = NULL, *sarif = NULL, *gha;
 	size_t i;
@@ -339,6 +340,17 @@ int lo_cmd_clean(int argc, char **argv)
 	if (lo_cli_scan_opts_load_rules(&so, argv[optind]) < 0)
 		goto out;
 	copts.rules = so.rules;
+	/*
+	 * The lock before the scan: a second clean that waits (--wait) then
+	 * scans the tree as the first one left it. Ctrl-C gives up the wait.
+	 */
+	lo_cli_clean_hooks(&copts);
+	if (!copts.dry_run && lo_tree_lock_new(&lock, argv[optind], copts.wait, copts.stop) < 0) {
+		lo_cli_error("%s", lo_error_last());
+		goto out;
+	}
+	copts.lock = lock;
+	lo_cli_catch_stop(false);
 	progress = isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT;
 	if (progress)
 		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
@@ -351,7 +363,7 @@ int lo_cmd_clean(int argc, char **argv)
 	}
 	if (progress)
 		fputs("\r\033[K", stderr);
-	lo_cli_clean_hooks(&copts);
+	lo_cli_catch_stop(true);
 	if (lo_clean_run(&cr, res, &copts) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		goto out;
@@ -376,6 +388,7 @@ int lo_cmd_clean(int argc, char **argv)
 out:
 	lo_clean_result_free(cr);
 	lo_scan_result_free(res);
+	lo_tree_lock_free(lock);
 	lo_cli_scan_opts_dispose(&so);
 	return rc;
 }

@@ -45,16 +45,22 @@ static void test_hook(const char *relpath, void *payload)
 	}
 }
 
-void lo_cli_clean_hooks(lo_clean_opts *opts)
+void lo_cli_catch_stop(bool catch)
 {
-	const char *delay = getenv("LEFTOVER_TEST_CLEAN_DELAY_MS");
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
+	sa.sa_handler = catch ? on_stop_signal : SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+void lo_cli_clean_hooks(lo_clean_opts *opts)
+{
+	const char *delay = getenv("LEFTOVER_TEST_CLEAN_DELAY_MS");
+
+	lo_cli_catch_stop(true);
 	opts->stop = &stop_requested;
 
 	hooks.pause_file = getenv("LEFTOVER_TEST_CLEAN_PAUSE");

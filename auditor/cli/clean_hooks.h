@@ -5,6 +5,8 @@
 #ifndef LEFTOVER_CLI_CLEAN_HOOKS_H
 #define LEFTOVER_CLI_CLEAN_HOOKS_H
 
+#include <stdbool.h>
+
 #include "leftover/clean.h"
 
 /*
@@ -16,5 +18,11 @@
  * the tree between the plan and the moves).
  */
 void lo_cli_clean_hooks(lo_clean_opts *opts);
+
+/*
+ * SIGINT and SIGTERM set opts->stop (catch), or end the program as they do
+ * by default: while the scan runs, which has no point to stop at.
+ */
+void lo_cli_catch_stop(bool catch);
 
 #endif

@@ -41,6 +41,52 @@
 #include "leftover/error.h"
 #include "leftover/git.h"
 
+struct lo_tree_lock {
+	int rootfd, dotfd, lockfd;
+};
+
+int lo_tree_lock_new(lo_tree_lock **out, const char *root, bool wait, volatile sig_atomic_t *stop)
+{
+	lo_tree_lock *l = lo_xcalloc(1, sizeof(*l));
+	int rc;
+
+	*out = NULL;
+	l->rootfd = TEMP_FAILURE_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (l->rootfd < 0) {
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
+		free(l);
+		return rc;
+	}
+	if ((rc = lo_clean_lock(l->rootfd, root, wait, stop, &l->dotfd, &l->lockfd)) < 0) {
+		close(l->rootfd);
+		free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+void lo_tree_lock_free(lo_tree_lock *l)
+{
+	if (!l)
+		return;
+	close(l->lockfd); /* releases the flock */
+	close(l->dotfd);
+	close(l->rootfd);
+	free(l);
+}
+
+/* Is `lock` the lock of the directory rootfd holds? */
+static int lock_covers(const lo_tree_lock *lock, int rootfd, const char *root)
+{
+	struct stat a, b;
+
+	if (fstat(lock->rootfd, &a) < 0 || fstat(rootfd, &b) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		return lo_error_set(LO_EUSAGE, "cannot clean '%s' under the lock of another tree", root);
+	return 0;
+}
+
 /* What planning learnt about one file. */
 typedef struct plan {
 	lo_clean_action *act;
@@ -409,8 +455,16 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (rootfd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
-	if (!opts->dry_run && (rc = lo_clean_lock(rootfd, scan->root, opts->wait, opts->stop, &dotfd,
-							 &lockfd)) < 0) {
+	if (opts->dry_run) {
+		/* changes nothing: no lock */
+	} else if (opts->lock) {
+		if ((rc = lock_covers(opts->lock, rootfd, scan->root)) < 0) {
+			close(rootfd);
+			return rc;
+		}
+		dotfd = opts->lock->dotfd; /* borrowed: lockfd stays -1, nothing of it is closed here */
+	} else if ((rc = lo_clean_lock(rootfd, scan->root, opts->wait, opts->stop, &dotfd,
+				       &lockfd)) < 0) {
 		close(rootfd);
 		return rc;
 	}
@@ -479,10 +533,10 @@ out:
 		close(stampfd);
 	if (qfd >= 0)
 		close(qfd);
-	if (lockfd >= 0)
+	if (lockfd >= 0) { /* our own lock, not the caller's */
 		close(lockfd); /* releases the flock */
-	if (dotfd >= 0)
 		close(dotfd);
+	}
 	close(rootfd);
 	free(plans);
 	if (rc < 0) {

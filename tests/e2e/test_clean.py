@@ -312,6 +312,40 @@ def test_second_clean_fails_or_waits_on_the_lock():
     assert not (build / "lib" / "libbroken.so").exists()
 
 
+def test_second_clean_waiting_scans_what_the_first_left():
+    """Two `clean --wait` at once (leftover_add_audit's target and test, ctest -j):
+    the second waits before its scan, finds nothing left, exit 0. It used to
+    scan first, then plan files the first had moved: 'could not be cleaned', exit 1."""
+    d = lotest.workdir("clean-two-at-once")
+    build = d / "build"
+    proto = lotest.cc(d / "proto" / "libproto.so", BROKEN_C).read_bytes()
+    (build / "m").mkdir(parents=True)
+    for i in range(4):
+        (build / "m" / ("lib%d.so" % i)).write_bytes(proto + b"%d" % i)
+    lotest.cc(build / "m" / "libok.so", OK_C)
+    (build / "m" / "libok_so.c").unlink()
+    want = {p.name: sha256(p) for p in (build / "m").iterdir()}
+    first = subprocess.Popen([lotest.LEFTOVER, "clean", "--broken", str(build)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, LEFTOVER_TEST_CLEAN_DELAY_MS="300"))
+    deadline = time.time() + 60
+    while not list(build.glob(".leftover/quarantine/*/manifest.json")):  # it holds the lock
+        assert first.poll() is None and time.time() < deadline, first.communicate()
+        time.sleep(0.01)
+    second = subprocess.Popen([lotest.LEFTOVER, "clean", "--wait", "--broken", str(build)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_blocked_on_lock(second)
+    out1, err1 = first.communicate(timeout=60)
+    out2, err2 = second.communicate(timeout=60)
+    assert first.returncode == 0 and "moved 4 files" in out1, (out1, err1)
+    assert second.returncode == 0 and out2 == "nothing to clean\n" and err2 == "", (out2, err2)
+    (s,) = build.glob(".leftover/quarantine/*")
+    assert sorted(e["path"] for e in json.loads((s / "manifest.json").read_text())["files"]) == \
+        ["m/lib%d.so" % i for i in range(4)]
+    assert lotest.leftover("restore", build).returncode == 0
+    assert {p.name: sha256(p) for p in (build / "m").iterdir()} == want
+
+
 def wait_blocked_on_lock(p):
     """Until p waits for a file lock: /proc/locks lists it as a blocked request ("->")."""
     deadline = time.time() + 120

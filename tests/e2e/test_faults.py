@@ -238,10 +238,10 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
     instant between the last check and the rename, is left in place as it
     now is, said so, exit 1; before, the first case went into the
     quarantine under the old file's verdict and reasons, exit 0."""
-    lock = "on=flock path=*/build/.leftover/lock"
+    # the file is looked at by name: by the scan (1), the plan (2), the move (3)
     cases = [
-        ("replaced before the plan", lock + " do=replace:{new} target={file}"),
-        ("rewritten before the plan", lock + " do=truncate:4096 target={file}"),
+        ("replaced before the plan", "on=stat path={file} skip=1 do=replace:{new}"),
+        ("rewritten before the plan", "on=stat path={file} skip=1 do=truncate:4096"),
         ("replaced after the plan", "on=stat path={file} skip=2 do=replace:{new}"),
         ("replaced at the move", "on=rename path={file} do=replace:{new}"),
     ]
@@ -268,7 +268,7 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
     # removed by someone else in between: said, nothing to lose
     d = lotest.workdir("faults-changed-removed")
     build = tree(d)
-    f = Faults(d, lock + " do=unlink target=%s" % (build / "lib" / "libbroken.so"))
+    f = Faults(d, "on=stat path=%s skip=1 do=unlink" % (build / "lib" / "libbroken.so"))
     r = lotest.leftover("clean", "--broken", build, env=f.env)
     assert len(f.fired()) == 1, f.fired()
     assert r.returncode == 1 and "'lib/libbroken.so'" in r.stderr and "No such file" in r.stderr, r

@@ -16,7 +16,7 @@
  *
  *   on=CALL      open (open, openat), stat (stat, lstat, fstatat), read,
  *                pread, write, mmap, readdir, fsync, rename (renameat2,
- *                renameat, rename), unlink (unlinkat, unlink), flock
+ *                renameat, rename), unlink (unlinkat, unlink)
  *   path=GLOB    fnmatch(3) pattern (no FNM_PATHNAME: '*' crosses '/') on the
  *                absolute path the call touches: for a call taking a path,
  *                that path joined to its directory descriptor's (the source,
@@ -25,10 +25,8 @@
  *   do=ACTION    fail:ERRNO (EINTR, EACCES, EIO, ENOSPC): return -1 (NULL,
  *                MAP_FAILED) with that errno, the call not made;
  *                unlink, replace:SRC (rename SRC over it), truncate:N,
- *                chmod:OCTAL: done to the target before the call
+ *                chmod:OCTAL: done to that path before the call
  *                (for mmap: after it, so the mapping outlives the bytes)
- *   target=PATH  what unlink/replace/truncate/chmod act on (default: the path
- *                the call touches)
  *   skip=N       let the first N matching calls through (default 0)
  *   times=N      fire on N calls after those (default 1)
  *
@@ -54,16 +52,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 enum call { C_OPEN, C_STAT, C_READ, C_PREAD, C_WRITE, C_MMAP, C_READDIR, C_FSYNC, C_RENAME,
-	    C_UNLINK, C_FLOCK, C_COUNT };
+	    C_UNLINK, C_COUNT };
 static const char *const call_names[C_COUNT] = { "open",    "stat",   "read",   "pread",
 						 "write",   "mmap",   "readdir", "fsync",
-						 "rename",  "unlink", "flock" };
+						 "rename",  "unlink" };
 
 enum action { A_FAIL, A_UNLINK, A_REPLACE, A_TRUNCATE, A_CHMOD };
 
@@ -74,7 +71,6 @@ typedef struct rule {
 	int err;       /* A_FAIL */
 	char *arg;     /* A_REPLACE: the source */
 	long long num; /* A_TRUNCATE: size; A_CHMOD: mode */
-	char *target;  /* or NULL: the path of the call */
 	unsigned skip, times;
 	unsigned seen; /* matching calls so far */
 } rule;
@@ -120,8 +116,6 @@ static void parse_field(rule *r, const char *key, char *value)
 		r->on = (enum call)i;
 	} else if (!strcmp(key, "path")) {
 		r->glob = strdup(value);
-	} else if (!strcmp(key, "target")) {
-		r->target = strdup(value);
 	} else if (!strcmp(key, "skip")) {
 		r->skip = (unsigned)strtoul(value, NULL, 10);
 	} else if (!strcmp(key, "times")) {
@@ -241,16 +235,14 @@ static void log_fault(const rule *r, const char *path)
 	fclose(f);
 }
 
-/* Act on the target of r; nothing the tool can see fails when it does not work. */
+/* Change `path` as r says; nothing the tool could see fails when that does not work. */
 static void change_tree(const rule *r, const char *path)
 {
-	const char *t = r->target ? r->target : path;
-
 	switch (r->act) {
-	case A_UNLINK: unlink(t); break;
-	case A_REPLACE: rename(r->arg, t); break;
-	case A_TRUNCATE: if (truncate(t, (off_t)r->num) < 0) perror("inject.so: truncate"); break;
-	case A_CHMOD: if (chmod(t, (mode_t)r->num) < 0) perror("inject.so: chmod"); break;
+	case A_UNLINK: unlink(path); break;
+	case A_REPLACE: rename(r->arg, path); break;
+	case A_TRUNCATE: if (truncate(path, (off_t)r->num) < 0) perror("inject.so: truncate"); break;
+	case A_CHMOD: if (chmod(path, (mode_t)r->num) < 0) perror("inject.so: chmod"); break;
 	case A_FAIL: break;
 	}
 }
@@ -500,13 +492,4 @@ int unlink(const char *path)
 	if (failed(fire_at(C_UNLINK, AT_FDCWD, path)))
 		return -1;
 	return real_unlink(path);
-}
-
-int flock(int fd, int op)
-{
-	REAL(flock);
-
-	if (failed(fire_fd(C_FLOCK, fd, true)))
-		return -1;
-	return real_flock(fd, op);
 }

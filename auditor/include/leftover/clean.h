@@ -17,7 +17,8 @@
  * A file tracked in git is never touched, nor one a [rule] marks `keep`;
  * a rule's `quarantine` or `delete` action decides for the files it
  * matches, whatever their verdict (rules.h). One clean or restore at a time
- * per tree: ROOT/.leftover/lock is held with flock() for the whole run.
+ * per tree: ROOT/.leftover/lock is held with flock() for the whole run (the
+ * CLI takes it before the scan, see lo_tree_lock_new).
  */
 #ifndef LEFTOVER_CLEAN_H
 #define LEFTOVER_CLEAN_H
@@ -30,6 +31,18 @@
 #include <time.h>
 
 #include "leftover/scan.h"
+
+/*
+ * The lock of one tree (ROOT/.leftover/lock, flock), held from
+ * lo_tree_lock_new to lo_tree_lock_free. lo_clean_run takes it itself
+ * unless given one (opts.lock): a caller that takes it before the scan
+ * makes a second clean waiting for it scan the tree as the first left it,
+ * not as it was before. Fails like lo_clean_run when it is held and !wait,
+ * or when `stop` (may be NULL) is set by a signal while waiting.
+ */
+typedef struct lo_tree_lock lo_tree_lock;
+int lo_tree_lock_new(lo_tree_lock **out, const char *root, bool wait, volatile sig_atomic_t *stop);
+void lo_tree_lock_free(lo_tree_lock *lock);
 
 /* Called before each file is moved or removed (tests use it to race the clean). */
 typedef void (*lo_clean_hook)(const char *relpath, void *payload);
@@ -47,6 +60,7 @@ typedef struct lo_clean_opts {
 	 */
 	volatile sig_atomic_t *stop;
 	const lo_rules *rules; /* borrowed; the [rule] actions apply when not NULL */
+	const lo_tree_lock *lock; /* the root's, held by the caller since before the scan; or NULL */
 	/*
 	 * From lo_clean_mark_scan, taken before the scan: a file whose inode
 	 * changed at or after it (replaced, rewritten, truncated) is not what
