@@ -153,6 +153,35 @@ static int emit(worker *w, const char *rel, const char *name, int dfd, unsigned 
 }
 
 /* Walk one directory depth-first, giving subdirectories away when asked. */
+/*
+ * A signal handled without SA_RESTART interrupts getdents and openat with
+ * EINTR; the directory is fine, so the call is made again (a bounded number
+ * of times, so that a signal storm still ends as an error).
+ */
+#define LO_WALK_EINTR_TRIES 64
+
+static struct dirent *read_entry(DIR *d)
+{
+	struct dirent *de;
+	int tries = 0;
+
+	do {
+		errno = 0;
+		de = readdir(d);
+	} while (!de && errno == EINTR && ++tries < LO_WALK_EINTR_TRIES);
+	return de;
+}
+
+static int open_dir_at(int dfd, const char *name)
+{
+	int fd, tries = 0;
+
+	do
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR && ++tries < LO_WALK_EINTR_TRIES);
+	return fd;
+}
+
 static int walk_from(worker *w, task *t)
 {
 	frame stack[LO_WALK_MAX_DEPTH];
@@ -171,8 +200,7 @@ static int walk_from(worker *w, task *t)
 		unsigned char type;
 		size_t base = path.len;
 
-		errno = 0;
-		de = readdir(top->dir);
+		de = read_entry(top->dir);
 		if (!de) {
 			if (errno)
 				rc = emit(w, base ? path.ptr : ".", base ? path.ptr : ".", dfd, DT_DIR,
@@ -195,8 +223,7 @@ static int walk_from(worker *w, task *t)
 			/* git's own store and clean's quarantine (clean.h), never build output */
 		} else if (base_depth + depth >= LO_WALK_MAX_DEPTH) {
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
-		} else if ((fd = openat(dfd, de->d_name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+		} else if ((fd = open_dir_at(dfd, de->d_name)) < 0 ||
 			   !(d = fdopendir(fd))) {
 			int err = errno;
 
