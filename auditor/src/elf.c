@@ -23,13 +23,13 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "leftover/buf.h"
 #include "leftover/elf.h"
 #include "leftover/error.h"
+#include "leftover/fmap.h"
 
 /* The versions an object defines, indexed by vd_ndx; NULL for the base. */
 typedef struct {
@@ -45,12 +45,14 @@ typedef struct {
 } verneed_index;
 
 struct lo_elf {
-	char *name;  /* owned */
-	char *image; /* the file, mapped read-only; every borrowed string points into it */
+	char *name;   /* owned */
+	lo_fmap *map; /* owned: the file, read-only; every borrowed string points into it */
+	char *image;  /* its data */
 	size_t size;
 	Elf *elf;    /* libelf's view of image while lo_elf_open reads it, then NULL */
 	dev_t dev;
 	ino_t ino;
+	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
 	int class, data, machine, type;
 	bool native, pie, nodeflib;
 
@@ -95,6 +97,20 @@ struct lo_elf {
 	lo_elf_undef *undefs; /* owned */
 	size_t undef_count;
 };
+
+static const char changed_msg[] =
+	"the file changed while it was being read (rewritten in place by another process?)";
+
+/* Is `st` (the same inode, now) not the file as lo_elf_open mapped it? */
+static bool changed_since(const lo_elf *e, const struct stat *st)
+{
+	return (size_t)st->st_size != e->size || st->st_mtim.tv_sec != e->mtime.tv_sec ||
+	       st->st_mtim.tv_nsec != e->mtime.tv_nsec || st->st_ctim.tv_sec != e->ctime.tv_sec ||
+	       st->st_ctim.tv_nsec != e->ctime.tv_nsec;
+}
+
+/* Calls interrupted by a signal are made again this many times at most. */
+#define LO_ELF_EINTR_TRIES 64
 
 /* Iteration cap for any chain read from the file, against loops. */
 #define LO_ELF_MAX_CHAIN 1000000
@@ -438,10 +454,20 @@ static int read_tables(lo_elf *e)
 
 	if (elf_getshdrnum(e->elf, &shnum) < 0)
 		return elf_fail(e, "section headers");
-	if (shnum == 0)
+	if (shnum == 0) {
+		GElf_Ehdr eh;
+
+		/* libelf counts none when the table lies past the end of the file */
+		if (gelf_getehdr(e->elf, &eh) && eh.e_shoff && eh.e_shnum &&
+		    eh.e_shoff >= e->size)
+			return lo_error_set(LO_EINVALID,
+					    "cannot read '%s': truncated: its section headers start at "
+					    "offset %llu, past the end of the file (%zu bytes)",
+					    e->name, (unsigned long long)eh.e_shoff, e->size);
 		return lo_error_set(LO_EINVALID,
 				    "cannot read '%s': no section headers (stripped with sstrip?)",
 				    e->name);
+	}
 	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 
@@ -527,10 +553,13 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	unsigned char ident[EI_NIDENT];
 	GElf_Ehdr eh;
 	ssize_t got;
-	int fd, err;
+	int fd, err, tries = 0;
 
 	*out = NULL;
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+	/* EINTR (a signal handled without SA_RESTART) says nothing of the file: try again */
+	do
+		fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+	while (fd < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
 	if (fd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", name);
 	if (fstat(fd, &st) < 0) {
@@ -542,13 +571,21 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 		close(fd);
 		return lo_error_set(LO_ENOTELF, "'%s' is not a regular file", name);
 	}
-	got = pread(fd, ident, sizeof(ident), 0);
+	do
+		got = pread(fd, ident, sizeof(ident), 0);
+	while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
 	if (got < 0) {
 		err = lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", name);
 		close(fd);
 		return err;
 	}
-	if (got < SELFMAG || memcmp(ident, ELFMAG, SELFMAG) != 0) {
+	if (got < SELFMAG) {
+		/* too short to say what it is, and too short for the loader */
+		close(fd);
+		return lo_error_set(LO_EINVALID, "cannot read '%s': file too short (%zd bytes)",
+				    name, got);
+	}
+	if (memcmp(ident, ELFMAG, SELFMAG) != 0) {
 		close(fd);
 		return lo_error_set(LO_ENOTELF, "'%s' is not an ELF file", name);
 	}
@@ -562,16 +599,13 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	e->name = lo_xstrdup(name);
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;
-	/* The mapping outlives the descriptor; keeping thousands open would hit RLIMIT_NOFILE. */
-	e->image = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (e->image == MAP_FAILED) {
-		e->image = NULL;
-		err = lo_error_set_errno(LO_ERROR, errno, "cannot map '%s' (%lld bytes)", name,
-					 (long long)st.st_size);
+	e->mtime = st.st_mtim;
+	e->ctime = st.st_ctim;
+	err = lo_fmap_new(&e->map, fd, (size_t)st.st_size, name);
+	if (err < 0)
 		goto fail;
-	}
-	e->size = (size_t)st.st_size;
+	e->image = (char *)lo_fmap_data(e->map);
+	e->size = lo_fmap_size(e->map);
 	elf_version(EV_CURRENT);
 	e->elf = elf_memory(e->image, e->size);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &eh)) {
@@ -587,9 +621,17 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 		goto fail;
 	elf_end(e->elf);
 	e->elf = NULL;
+	/* Whatever was read while the file changed (cp over it, say) is not the file. */
+	if (lo_fmap_shrank(e->map) || fstat(fd, &st) < 0 || changed_since(e, &st)) {
+		err = lo_error_set(LO_EINVALID, "cannot read '%s': %s", name, changed_msg);
+		goto fail;
+	}
+	/* The mapping outlives the descriptor; keeping thousands open would hit RLIMIT_NOFILE. */
+	close(fd);
 	*out = e;
 	return 0;
 fail:
+	close(fd);
 	lo_elf_free(e);
 	return err;
 }
@@ -604,17 +646,24 @@ void lo_elf_free(lo_elf *e)
 	free(e->undefs);
 	if (e->elf)
 		elf_end(e->elf);
-	if (e->image)
-		munmap(e->image, e->size);
+	lo_fmap_free(e->map);
 	free(e->name);
 	free(e);
 }
 
 void lo_elf_release(const lo_elf *e)
 {
-	/* a private read-only file mapping: dropped pages come back from the file */
-	if (e->image)
-		madvise(e->image, e->size, MADV_DONTNEED);
+	lo_fmap_release(e->map);
+}
+
+bool lo_elf_changed(const lo_elf *e)
+{
+	struct stat st;
+
+	/* another file at the path now is no change to the one mapped */
+	return lo_fmap_shrank(e->map) ||
+	       (stat(e->name, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino &&
+		changed_since(e, &st));
 }
 
 dev_t lo_elf_dev(const lo_elf *e) { return e->dev; }

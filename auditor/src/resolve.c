@@ -413,10 +413,9 @@ void lo_resolver_free(lo_resolver *r)
 	free(r);
 }
 
-static void inode_key(char *key, size_t size, const struct stat *st)
+static void inode_key(char *key, size_t size, dev_t dev, ino_t ino)
 {
-	snprintf(key, size, "%llu:%llu", (unsigned long long)st->st_dev,
-		 (unsigned long long)st->st_ino);
+	snprintf(key, size, "%llu:%llu", (unsigned long long)dev, (unsigned long long)ino);
 }
 
 /*
@@ -430,15 +429,20 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	char key[64];
 	parsed *found;
 	lo_elf *e;
+	int rc, tries = 0;
 
-	if (stat(path, &st) < 0) {
+	/* EINTR (a signal handled without SA_RESTART) says nothing of the file */
+	do
+		rc = stat(path, &st);
+	while (rc < 0 && errno == EINTR && ++tries < 64);
+	if (rc < 0) {
 		o->err = LO_ERROR;
 		o->errnum = errno;
 		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", path);
 		o->msg = lo_xstrdup(lo_error_last());
 		return;
 	}
-	inode_key(key, sizeof(key), &st);
+	inode_key(key, sizeof(key), st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	found = lo_map_get(r->by_inode, key, NULL);
 	pthread_mutex_unlock(&r->lock);
@@ -452,6 +456,8 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 		o->msg = lo_xstrdup(lo_error_last());
 		return;
 	}
+	/* the file may have been replaced since the stat: key it by what was read */
+	inode_key(key, sizeof(key), lo_elf_dev(e), lo_elf_ino(e));
 	pthread_mutex_lock(&r->lock);
 	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
 		found = lo_xcalloc(1, sizeof(*found));
@@ -1222,6 +1228,16 @@ void lo_load_free(lo_load *l)
 		return;
 	proc_dispose(&l->p);
 	free(l);
+}
+
+const char *lo_load_changed(const lo_load *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->p.count; i++)
+		if (lo_elf_changed(l->p.objs[i].elf))
+			return l->p.objs[i].path;
+	return NULL;
 }
 
 bool lo_load_ok(const lo_load *l) { return l->p.problem_count == 0; }

@@ -472,7 +472,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
 	const lo_host *host = NULL;
-	const char *ruled;
+	const char *ruled, *changed;
 	lo_load *load;
 	size_t i, waived = 0;
 	bool given;
@@ -514,6 +514,19 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || (ruled && !given))
 		f->host = lo_xstrdup(lo_host_name(host));
 	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
+	/* a change under the scan only ever makes a load fail (elf.h) */
+	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
+		char *why = NULL;
+
+		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
+			     "another process?); scan again", rel_to_root(s, changed)) < 0)
+			abort();
+		f->verdict = LO_VERDICT_UNREADABLE;
+		lo_file_add_reason(f, "changed", NULL, NULL, NULL, rel_to_root(s, changed), why);
+		free(why);
+		lo_load_free(load);
+		return 0;
+	}
 	for (i = 0; i < lo_load_problem_count(load); i++) {
 		const lo_problem *p = lo_load_problem_at(load, i);
 
@@ -712,6 +725,8 @@ static void collect_files(scan *s)
 		res->files[res->file_count++] = *f;
 		memset(f, 0, sizeof(*f));
 	}
+	if (!res->file_count)
+		return; /* qsort of a NULL array is undefined, even of none (UBSan) */
 	qsort(res->files, res->file_count, sizeof(lo_file), cmp_file);
 	for (i = 0; i < res->file_count; i++) {
 		if (n && !strcmp(res->files[n - 1].path, res->files[i].path)) {

@@ -246,6 +246,42 @@ static void test_same_library_two_scopes(void **state)
 	free(s);
 }
 
+/*
+ * A library read for one load shrinks on disk before the next load looks
+ * symbols up in it (cp over it in place): the second load must say which
+ * file changed rather than judge from the zeros, and the run goes on.
+ */
+static void test_library_shrinks_between_loads(void **state)
+{
+	char m1[8192], m2[8192], dep[8192];
+	const char *changed;
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+
+	put("dep.c", "int dep(void) { return 1; }\n");
+	put("m.c", "int dep(void); int m(void) { return dep(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libdep.so dep.c && "
+	   "cc -shared -fPIC -o m1.so m.c -La -ldep -Wl,-rpath,'$ORIGIN/a' && cp m1.so m2.so", work);
+	snprintf(m1, sizeof(m1), "%s/m1.so", work);
+	snprintf(m2, sizeof(m2), "%s/m2.so", work);
+	snprintf(dep, sizeof(dep), "%s/a/libdep.so", work);
+	assert_int_equal(lo_resolver_new(&r, NULL), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	assert_int_equal(lo_load_simulate(&l, r, h, m1, 0, NULL, NULL), 0);
+	assert_true(lo_load_ok(l));
+	assert_null(lo_load_changed(l));
+	lo_load_free(l);
+
+	assert_int_equal(truncate(dep, 64), 0);
+	assert_int_equal(lo_load_simulate(&l, r, h, m2, LO_LOAD_TRACE, NULL, NULL), 0);
+	assert_non_null(changed = lo_load_changed(l));
+	assert_string_equal(changed, dep);
+	lo_load_free(l);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -348,6 +384,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unversioned_reference_and_hidden_version, setup),
 		cmocka_unit_test_setup(test_weak_undefined, setup),
 		cmocka_unit_test_setup(test_same_library_two_scopes, setup),
+		cmocka_unit_test_setup(test_library_shrinks_between_loads, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /*
  * elf.h - what the loader needs to know about one ELF object, read with libelf.
  *
- * lo_elf_open maps a file read-only and reads only what ld.so reads: the ELF
+ * lo_elf_open maps a file read-only (fmap.h: a file that shrinks meanwhile
+ * does not kill the process) and reads only what ld.so reads: the ELF
  * header, the dynamic section, the dynamic symbol table with its string,
  * version (versym, verdef, verneed) and hash tables. Every offset and count
  * taken from the file is checked against the mapping before it is followed;
@@ -61,6 +62,17 @@ void lo_elf_free(lo_elf *e);
  * the largest library, not with the tree.
  */
 void lo_elf_release(const lo_elf *e);
+
+/*
+ * Has the file changed under the object since it was opened: shrunk, so
+ * that a read came back as zeros (see fmap.h), or the same inode rewritten
+ * (size, mtime or ctime differ; this stats `name`, which must then be a
+ * path)? Then nothing judged from it can be trusted. A changed file reads
+ * as a malformed one, which makes loads fail, never pass, so a caller need
+ * ask only when a load failed. lo_elf_open itself refuses a file that
+ * changed while it was being read.
+ */
+bool lo_elf_changed(const lo_elf *e);
 
 /* The file's identity, for caching each library once per run. */
 dev_t lo_elf_dev(const lo_elf *e);

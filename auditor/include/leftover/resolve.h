@@ -147,6 +147,14 @@ const lo_problem *lo_load_problem_at(const lo_load *l, size_t i);
 /* The candidate, as read (NULL when it could not be read). */
 const lo_elf *lo_load_elf(const lo_load *l);
 
+/*
+ * The path of an object of the simulated process whose file changed since
+ * the run read it (lo_elf_changed: one stat per object), or NULL. The
+ * problems of such a load may come from the change (zeros where the file's
+ * bytes were) and are not to be trusted.
+ */
+const char *lo_load_changed(const lo_load *l);
+
 /* Only with LO_LOAD_TRACE. */
 size_t lo_load_object_count(const lo_load *l);
 const lo_trace_object *lo_load_object_at(const lo_load *l, size_t i);
