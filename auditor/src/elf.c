@@ -656,6 +656,13 @@ void lo_elf_release(const lo_elf *e)
 	lo_fmap_release(e->map);
 }
 
+size_t lo_elf_table_bytes(const lo_elf *e)
+{
+	/* the headers, the section table and the dynamic section: a few pages */
+	return 16384 + e->dynsym_count * (sizeof(Elf64_Sym) + (e->versym ? 2 : 0)) +
+	       e->dynstr_size + (e->gnu_hash_words + e->sysv_hash_words) * 4;
+}
+
 bool lo_elf_changed(const lo_elf *e)
 {
 	struct stat st;

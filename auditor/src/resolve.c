@@ -84,7 +84,18 @@ typedef struct binding {
 typedef struct parsed {
 	lo_elf *elf;             /* owned */
 	_Atomic(binding *) bound; /* owned; NULL until some load bound it completely */
+	/* under the resolver's lock: see keep_memory_bounded */
+	size_t bytes;       /* lo_elf_table_bytes */
+	unsigned long used; /* the resolver's clock at the last load that used it */
+	bool resident;      /* used since its pages were last released */
 } parsed;
+
+/*
+ * The pages of the libraries that loads use stay in memory until released;
+ * past this many bytes the least recently used are released, so memory
+ * grows with the largest libraries, not with the tree.
+ */
+#define LO_RESIDENT_BUDGET ((size_t)64 << 20)
 
 /* One file as the resolver has read it; cached by path. */
 typedef struct opened {
@@ -114,6 +125,8 @@ struct lo_resolver {
 	pthread_cond_t ready;
 	lo_map *by_path;  /* path -> opened* */
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
+	unsigned long clock; /* loads so far */
+	size_t resident;     /* bytes of the parsed objects marked resident */
 };
 
 /* One object in the simulated process. */
@@ -462,6 +475,7 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
 		found = lo_xcalloc(1, sizeof(*found));
 		found->elf = e;
+		found->bytes = lo_elf_table_bytes(e);
 		e = NULL;
 		lo_map_put(r->by_inode, key, found);
 	}
@@ -1076,6 +1090,81 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 	free(order);
 }
 
+/* ---- memory --------------------------------------------------------------- */
+
+static int cmp_used(const void *a, const void *b)
+{
+	const parsed *x = *(parsed *const *)a, *y = *(parsed *const *)b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+static void collect_resident(const char *key, void *value, void *payload)
+{
+	parsed *o = value;
+	lo_buf *list = payload;
+
+	(void)key;
+	if (o->resident)
+		lo_buf_add(list, (const char *)&o, sizeof(o));
+}
+
+/* Release the least recently used objects until half the budget is left. */
+static void release_oldest_locked(lo_resolver *r)
+{
+	lo_buf list = LO_BUF_INIT;
+	parsed **v;
+	size_t i, n;
+
+	lo_map_foreach(r->by_inode, collect_resident, &list);
+	v = (parsed **)list.ptr;
+	n = list.len / sizeof(*v);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_used);
+	for (i = 0; i < n && r->resident > LO_RESIDENT_BUDGET / 2; i++) {
+		lo_elf_release(v[i]->elf);
+		v[i]->resident = false;
+		r->resident -= v[i]->bytes;
+	}
+	lo_buf_dispose(&list);
+}
+
+/*
+ * After a load: the dlopen()ed object's pages go at once (most candidates
+ * are read once and needed by nothing after); its libraries are marked as
+ * used now, and past the budget the ones unused longest are released. A
+ * released page comes back from the page cache when read again. The host's
+ * objects, read by every load, are never released.
+ */
+static void keep_memory_bounded(lo_resolver *r, const proc *p)
+{
+	size_t i;
+
+	pthread_mutex_lock(&r->lock);
+	r->clock++;
+	for (i = p->first_new; i < p->count; i++) {
+		parsed *o = p->objs[i].obj;
+
+		if (!o)
+			continue;
+		if (i == p->first_new) {
+			lo_elf_release(o->elf);
+			if (o->resident)
+				r->resident -= o->bytes;
+			o->resident = false;
+			continue;
+		}
+		o->used = r->clock;
+		if (!o->resident) {
+			o->resident = true;
+			r->resident += o->bytes;
+		}
+	}
+	if (r->resident > LO_RESIDENT_BUDGET)
+		release_oldest_locked(r);
+	pthread_mutex_unlock(&r->lock);
+}
+
 /* ---- hosts ------------------------------------------------------------- */
 
 int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
@@ -1216,9 +1305,9 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	add_object(p, o, path, NULL, NULL, p->main);
 	p->objs[p->count - 1].depth = 0;
 	trace_object(p, path, path, NONE, LO_VIA_CANDIDATE, NULL, NULL, 0);
-	if (map_closure(p, p->first_new) || check_versions(p))
-		return 0;
-	bind_symbols(p, filter, filter_payload);
+	if (!map_closure(p, p->first_new) && !check_versions(p))
+		bind_symbols(p, filter, filter_payload);
+	keep_memory_bounded(r, p);
 	return 0;
 }
 

@@ -544,7 +544,6 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
 	f->verdict = f->loads == LO_TRUE ? LO_VERDICT_OK : LO_VERDICT_BROKEN;
 	lo_load_free(load);
-	lo_elf_release(e);
 	return 0;
 }
 

@@ -74,6 +74,13 @@ void lo_elf_release(const lo_elf *e);
  */
 bool lo_elf_changed(const lo_elf *e);
 
+/*
+ * About how many bytes of the mapping lookups and lo_elf_open read: the
+ * symbol, string, version and hash tables and the headers. What stays in
+ * memory of an object between lo_elf_release calls is at most this.
+ */
+size_t lo_elf_table_bytes(const lo_elf *e);
+
 /* The file's identity, for caching each library once per run. */
 dev_t lo_elf_dev(const lo_elf *e);
 ino_t lo_elf_ino(const lo_elf *e);
