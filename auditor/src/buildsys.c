@@ -32,6 +32,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "buildsys_ninja.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/walk.h"
@@ -438,14 +439,32 @@ static void read_ninja_log(lo_buildsys *bs)
 	fclose(f);
 }
 
+/*
+ * The lines of `ninja -t targets all`, "OUTPUT: RULE": every output of the
+ * current manifest. The path may itself hold a colon, the rule never does.
+ */
+static void read_ninja_targets(lo_buildsys *bs, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		char *colon = strrchr(line, ':');
+
+		if (colon) {
+			*colon = '\0';
+			mark_produced(bs, NULL, line);
+		}
+	}
+	free(line);
+}
+
 /* The current manifest's outputs, through `ninja -C DIR -t targets all`. */
 static void read_ninja_manifest(lo_buildsys *bs)
 {
 	char *argv[] = { "ninja", "-C", bs->dir, "-t", "targets", "all", NULL };
 	posix_spawn_file_actions_t fa;
 	int fds[2], status = -1;
-	char *line = NULL;
-	size_t cap = 0;
 	pid_t pid;
 	FILE *f;
 
@@ -464,18 +483,12 @@ static void read_ninja_manifest(lo_buildsys *bs)
 	}
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	while (f && getline(&line, &cap, f) > 0) {
-		char *colon = strrchr(line, ':');
-
-		if (colon) {
-			*colon = '\0';
-			mark_produced(bs, NULL, line);
-		}
-	}
-	free(line);
-	if (f)
+	if ((f = fdopen(fds[0], "r"))) {
+		read_ninja_targets(bs, f);
 		fclose(f);
+	} else {
+		close(fds[0]);
+	}
 	waitpid(pid, &status, 0);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		bs->have_manifest = true;
@@ -632,7 +645,6 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Orphans of the model that are still on disk, for the scan to list. */
 /*
  * Orphans of the model that are still on disk, for the scan to list: only
  * the recorded paths are looked at, not the whole tree again.
@@ -656,6 +668,29 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
 	free(abs);
 }
 
+/* An empty model of the build dir `real` (absolute, owned from here on). */
+static lo_buildsys *model_new(char *real, const char *generator)
+{
+	lo_buildsys *bs = lo_xcalloc(1, sizeof(*bs));
+
+	bs->dir = real;
+	bs->produced = lo_map_new();
+	bs->past = lo_map_new();
+	bs->live_dirs = lo_map_new();
+	bs->generator = generator ? lo_xstrdup(generator) : lo_buildsys_cache_value(real, "CMAKE_GENERATOR");
+	if (!bs->generator)
+		bs->generator = lo_xstrdup("unknown");
+	return bs;
+}
+
+/* Once every record is read: the orphans still on disk, sorted. */
+static void model_finish(lo_buildsys *bs)
+{
+	lo_map_foreach(bs->past, collect_orphan, bs);
+	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
+		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
+}
+
 int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
 {
 	lo_buildsys *bs;
@@ -669,15 +704,7 @@ int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
 		return 0;
 	}
 	lo_buf_dispose(&cache);
-	bs = lo_xcalloc(1, sizeof(*bs));
-	bs->dir = real;
-	bs->produced = lo_map_new();
-	bs->past = lo_map_new();
-	bs->live_dirs = lo_map_new();
-	bs->generator = lo_buildsys_cache_value(real, "CMAKE_GENERATOR");
-	if (!bs->generator)
-		bs->generator = lo_xstrdup("unknown");
-
+	bs = model_new(real, NULL);
 	read_file_api(bs, flags);
 	if (strstr(bs->generator, "Ninja")) {
 		read_ninja_log(bs);
@@ -690,9 +717,24 @@ int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
 			note(bs, "without a File API codemodel, dead Makefile targets cannot be told "
 				 "from live ones");
 	}
-	lo_map_foreach(bs->past, collect_orphan, bs);
-	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
-		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
+	model_finish(bs);
+	*out = bs;
+	return 0;
+}
+
+int lo_buildsys_open_ninja(lo_buildsys **out, const char *build_dir, FILE *targets)
+{
+	lo_buildsys *bs;
+	char *real;
+
+	*out = NULL;
+	if (!(real = realpath(build_dir, NULL)))
+		return 0;
+	bs = model_new(real, "Ninja");
+	read_ninja_log(bs);
+	read_ninja_targets(bs, targets);
+	bs->have_manifest = true;
+	model_finish(bs);
 	*out = bs;
 	return 0;
 }
