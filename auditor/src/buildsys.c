@@ -545,12 +545,40 @@ static int on_clean_entry(const lo_walk_entry *e, void *payload)
 {
 	clean_walk *cw = payload;
 
-	/* .../CMakeFiles/<target>.dir/cmake_clean.cmake */
-	if (e->err || strcmp(e->name, "cmake_clean.cmake") || !strstr(e->relpath, "CMakeFiles/"))
+	if (e->err || strcmp(e->name, "cmake_clean.cmake"))
 		return 0;
 	lo_array_grow(&cw->files, &cw->cap, cw->count + 1, sizeof(char *));
 	cw->files[cw->count++] = lo_xstrdup(e->relpath);
 	return 0;
+}
+
+/*
+ * Where CMake writes a clean list: BASE/CMakeFiles/<target>.dir/cmake_clean.cmake,
+ * BASE (the target's build dir, relative, maybe empty) holding the paths it
+ * lists. The walk hands over a file of that name from anywhere; one
+ * elsewhere ("CMakeFiles/cmake_clean.cmake", "xCMakeFiles/t.dir/...") is
+ * none of CMake's and is skipped. *target_dir is BASE/CMakeFiles/<target>.dir.
+ */
+static bool clean_list_dirs(const char *relpath, char **target_dir, char **base)
+{
+	static const char file[] = "/cmake_clean.cmake", cmakefiles[] = "CMakeFiles/";
+	size_t len = strlen(relpath), dlen, clen = sizeof(cmakefiles) - 1;
+	const char *t, *c;
+
+	if (len <= sizeof(file) - 1)
+		return false;
+	dlen = len - (sizeof(file) - 1);
+	/* <target>.dir is the last component of the file's dir, CMakeFiles the one before */
+	for (t = relpath + dlen; t > relpath && t[-1] != '/'; t--)
+		;
+	if (t == relpath + dlen || (size_t)(t - relpath) < clen)
+		return false;
+	c = t - clen;
+	if (strncmp(c, cmakefiles, clen) || (c > relpath && c[-1] != '/'))
+		return false;
+	*target_dir = lo_xstrndup(relpath, dlen);
+	*base = lo_xstrndup(relpath, c > relpath ? (size_t)(c - relpath) - 1 : 0);
+	return true;
 }
 
 /*
@@ -609,14 +637,13 @@ static void read_clean_lists(lo_buildsys *bs)
 
 	lo_walk_tree(bs->dir, 1, on_clean_entry, &cw);
 	for (i = 0; i < cw.count; i++) {
-		char *rel = cw.files[i], *target_dir, *cmakefiles, *base, *abs = NULL;
+		char *rel = cw.files[i], *target_dir, *base, *abs = NULL;
 		bool live;
 
-		target_dir = lo_xstrndup(rel, strlen(rel) - strlen("/cmake_clean.cmake"));
-		cmakefiles = strstr(target_dir, "CMakeFiles/");
-		base = lo_xstrndup(target_dir, (size_t)(cmakefiles - target_dir));
-		if (*base)
-			base[strlen(base) - 1] = '\0'; /* drop the slash before CMakeFiles */
+		if (!clean_list_dirs(rel, &target_dir, &base)) {
+			free(rel);
+			continue;
+		}
 		live = lo_map_get(bs->live_dirs, target_dir, NULL) != NULL;
 		if (asprintf(&abs, "%s/%s", bs->dir, rel) < 0)
 			abort();

@@ -184,6 +184,34 @@ static void test_makefiles_dead_target(void **state)
 }
 
 /*
+ * A file named cmake_clean.cmake where CMake never writes one is no clean
+ * list. One right under CMakeFiles/ made the reader look for the target's
+ * dir with strstr, get NULL and ask for a 2^64-byte copy: the scan aborted
+ * (found by review, fuzz_cmake_clean had not placed one there). One under
+ * "xCMakeFiles/" was read with a base cut from the wrong place, and its
+ * paths taken as evidence.
+ */
+static void test_clean_list_out_of_place(void **state)
+{
+	lo_buildsys *bs;
+
+	configure("clean-place", "Unix Makefiles", "");
+	lo_buildsys_free(open_tree(0)); /* writes the query */
+	reconfigure_with(""); /* answers it: a codemodel, so clean lists are read */
+	build(NULL);
+	sh("cd '%s' && touch lib/stray.so stray.so && mkdir -p xCMakeFiles/t.dir && "
+	   "printf 'file(REMOVE_RECURSE\n  \"lib/stray.so\"\n)\n' > CMakeFiles/cmake_clean.cmake && "
+	   "printf 'file(REMOVE_RECURSE\n  \"stray.so\"\n)\n' > xCMakeFiles/t.dir/cmake_clean.cmake",
+	   tree);
+	bs = open_tree(0);
+	assert_null(find_note(bs, "cannot be told"));
+	assert_int_equal(judge(bs, "lib/stray.so").orphan, -1);
+	assert_int_equal(judge(bs, "stray.so").orphan, -1);
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 0); /* the real lists still count */
+	lo_buildsys_free(bs);
+}
+
+/*
  * LO_BUILDSYS_RECONFIGURE runs `cmake BUILD_DIR` when there is no reply and
  * says so; a reply older than CMakeCache.txt is reported, not trusted silently.
  */
@@ -363,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ninja_rename),
 		cmocka_unit_test(test_makefiles_dead_target),
+		cmocka_unit_test(test_clean_list_out_of_place),
 		cmocka_unit_test(test_reconfigure_and_old_reply),
 		cmocka_unit_test(test_multi_config),
 		cmocka_unit_test(test_damaged_records),
