@@ -158,6 +158,47 @@ static void mark_past(lo_buildsys *bs, const char *base, const char *path,
 	free(rel);
 }
 
+/*
+ * Open one of the build's records for reading, if it is a regular file. A
+ * FIFO in its place (a hostile or half-made tree) would block the open for
+ * good, a device like /dev/zero would never end: the open does not block
+ * (O_NONBLOCK changes nothing for a regular file's reads) and anything
+ * else is refused with EINVAL, as if the record were missing.
+ */
+static FILE *open_record(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "r")))
+		close(fd);
+	return f;
+}
+
+/* A JSON record (open_record's rules); on failure err->text says why. */
+static json_t *load_json(const char *path, json_error_t *err)
+{
+	FILE *f = open_record(path);
+	json_t *j;
+
+	if (!f) {
+		snprintf(err->text, sizeof(err->text), "%s",
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(f, 0, err);
+	fclose(f);
+	return j;
+}
+
 /* ---- CMakeCache.txt ------------------------------------------------------ */
 
 char *lo_buildsys_cache_value(const char *build_dir, const char *name)
@@ -169,7 +210,7 @@ char *lo_buildsys_cache_value(const char *build_dir, const char *name)
 	FILE *f;
 
 	lo_buf_printf(&path, "%s/CMakeCache.txt", build_dir);
-	f = fopen(lo_buf_cstr(&path), "re");
+	f = open_record(lo_buf_cstr(&path));
 	lo_buf_dispose(&path);
 	if (!f)
 		return NULL;
@@ -271,7 +312,7 @@ static json_t *load_reply(const lo_buildsys *bs, const char *file)
 	if (strchr(file, '/'))
 		return NULL;
 	lo_buf_printf(&p, "%s/.cmake/api/v1/reply/%s", bs->dir, file);
-	j = json_load_file(lo_buf_cstr(&p), 0, &err);
+	j = load_json(lo_buf_cstr(&p), &err);
 	lo_buf_dispose(&p);
 	return j;
 }
@@ -311,7 +352,7 @@ static void read_target(lo_buildsys *bs, const char *file)
 static int read_codemodel(lo_buildsys *bs, const char *index_path)
 {
 	json_error_t err;
-	json_t *index = json_load_file(index_path, 0, &err), *cm, *model, *confs, *conf;
+	json_t *index = load_json(index_path, &err), *cm, *model, *confs, *conf;
 	size_t i, j;
 
 	if (!index) {
@@ -407,7 +448,7 @@ static void read_ninja_log(lo_buildsys *bs)
 	FILE *f;
 
 	lo_buf_printf(&p, "%s/.ninja_log", bs->dir);
-	f = fopen(lo_buf_cstr(&p), "re");
+	f = open_record(lo_buf_cstr(&p));
 	lo_buf_dispose(&p);
 	if (!f)
 		return;
@@ -502,7 +543,7 @@ static void read_ninja_manifest(lo_buildsys *bs)
 static void read_clean_list(lo_buildsys *bs, const char *file, const char *base,
 			    const char *target_dir, bool live)
 {
-	FILE *f = fopen(file, "re");
+	FILE *f = open_record(file);
 	lo_buf s = LO_BUF_INIT;
 	int c;
 
@@ -598,7 +639,7 @@ static void read_makefile_products(lo_buildsys *bs)
 	FILE *f;
 
 	lo_buf_printf(&p, "%s/CMakeFiles/Makefile.cmake", bs->dir);
-	f = fopen(lo_buf_cstr(&p), "re");
+	f = open_record(lo_buf_cstr(&p));
 	lo_buf_dispose(&p);
 	if (!f)
 		return;

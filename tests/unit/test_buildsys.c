@@ -308,6 +308,46 @@ static void test_damaged_records(void **state)
 }
 
 /*
+ * A record that is not a regular file, in a hostile or half-made tree: a
+ * FIFO blocked the open for good and /dev/zero never ended. Each is
+ * skipped like a missing one, in no time (the alarm fails the test).
+ */
+static void test_records_that_are_not_files(void **state)
+{
+	lo_buildsys *bs;
+
+	configure("fifo-ninja", "Ninja", "");
+	lo_buildsys_free(open_tree(0)); /* writes the query */
+	reconfigure_with("");
+	build(NULL);
+	sh("cd '%s' && rm .ninja_log && mkfifo .ninja_log && "
+	   "for f in .cmake/api/v1/reply/codemodel-v2-*.json; do rm \"$f\" && mkfifo \"$f\"; done", tree);
+	alarm(60);
+	bs = open_tree(0);
+	assert_non_null(find_note(bs, "cannot read the File API codemodel"));
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 0); /* the manifest still says */
+	lo_buildsys_free(bs);
+	sh("cd '%s' && for f in .cmake/api/v1/reply/index-*.json; do rm \"$f\" && mkfifo \"$f\"; done",
+	   tree);
+	bs = open_tree(0);
+	assert_non_null(find_note(bs, "cannot read the File API reply"));
+	lo_buildsys_free(bs);
+	alarm(0);
+
+	configure("fifo-make", "Unix Makefiles", "");
+	lo_buildsys_free(open_tree(0));
+	reconfigure_with("");
+	build(NULL);
+	sh("cd '%s' && rm CMakeFiles/old.dir/cmake_clean.cmake CMakeFiles/Makefile.cmake && "
+	   "ln -s /dev/zero CMakeFiles/old.dir/cmake_clean.cmake && mkfifo CMakeFiles/Makefile.cmake", tree);
+	alarm(60);
+	bs = open_tree(0);
+	assert_int_equal(judge(bs, "lib/libold.so").orphan, 0); /* still the codemodel's artifact */
+	lo_buildsys_free(bs);
+	alarm(0);
+}
+
+/*
  * A path the Ninja log remembers building that configure_file has taken
  * over is not an orphan: the file there is not the one ninja built. The
  * same goes for a file the user rewrote. Only the log's latest line for an
@@ -395,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_reconfigure_and_old_reply),
 		cmocka_unit_test(test_multi_config),
 		cmocka_unit_test(test_damaged_records),
+		cmocka_unit_test(test_records_that_are_not_files),
 		cmocka_unit_test(test_ninja_log_speaks_of_the_file_it_built),
 		cmocka_unit_test(test_not_cmake),
 		cmocka_unit_test(test_cache_values),
