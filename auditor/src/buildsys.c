@@ -353,6 +353,7 @@ static int read_codemodel(lo_buildsys *bs, const char *index_path)
 {
 	json_error_t err;
 	json_t *index = load_json(index_path, &err), *cm, *model, *confs, *conf;
+	lo_map *seen;
 	size_t i, j;
 
 	if (!index) {
@@ -371,7 +372,12 @@ static int read_codemodel(lo_buildsys *bs, const char *index_path)
 		note(bs, "cannot read the File API codemodel of '%s'", bs->dir);
 		return 0;
 	}
-	/* every configuration: with a multi-config generator each has its own artifacts */
+	/*
+	 * every configuration: with a multi-config generator each has its own
+	 * artifacts. Each target file is read once, however often it is named:
+	 * a codemodel naming one big file N times cost N reads of it.
+	 */
+	seen = lo_map_new();
 	confs = json_object_get(model, "configurations");
 	json_array_foreach(confs, i, conf) {
 		json_t *targets = json_object_get(conf, "targets"), *t;
@@ -379,10 +385,13 @@ static int read_codemodel(lo_buildsys *bs, const char *index_path)
 		json_array_foreach(targets, j, t) {
 			json_t *f = json_object_get(t, "jsonFile");
 
-			if (json_is_string(f))
-				read_target(bs, json_string_value(f));
+			if (!json_is_string(f) || lo_map_get(seen, json_string_value(f), NULL))
+				continue;
+			lo_map_put(seen, json_string_value(f), (void *)1);
+			read_target(bs, json_string_value(f));
 		}
 	}
+	lo_map_free(seen, NULL);
 	json_decref(model);
 	bs->have_codemodel = true;
 	return 0;
