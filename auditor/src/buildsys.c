@@ -107,7 +107,8 @@ static char *normalise(const lo_buildsys *bs, const char *base, const char *path
 				lo_buf_dispose(&out);
 				return NULL;
 			}
-			p = strrchr(out.ptr, '/');
+			/* from the end: strrchr scanned from the start, quadratic in ".." */
+			p = memrchr(out.ptr, '/', out.len);
 			out.len = p ? (size_t)(p - out.ptr) : 0;
 			out.ptr[out.len] = '\0';
 			continue;
