@@ -169,8 +169,10 @@ static void load_rules(void)
 			*eq = '\0';
 			parse_field(&r, field, eq + 1);
 		}
-		if (r.on == C_COUNT && !r.glob)
-			continue; /* an empty rule, e.g. after a trailing ';' */
+		if (r.on == C_COUNT && !r.glob) {
+			free(r.arg); /* an empty rule, e.g. after a trailing ';' */
+			continue;
+		}
 		if (r.on == C_COUNT || !r.glob)
 			die("a rule needs on= and path=", env);
 		rules = realloc(rules, (rule_count + 1) * sizeof(*rules));
