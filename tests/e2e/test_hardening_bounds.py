@@ -6,8 +6,11 @@ The objects are real ones compiled here, with one field changed in place
 (found through the section headers, as the reader does).
 """
 
+import json
 import os
+import resource
 import struct
+import subprocess
 import time
 
 import lotest
@@ -189,6 +192,35 @@ def test_wide_directory():
     r, took = timed_scan(d, limit=90)
     assert r.doc["summary"]["files"] == n // 10000, r.doc["summary"]
     print("wide directory: %d entries in %.1f s" % (n, took))
+
+
+def test_file_larger_than_the_mapping_limit():
+    """A 20 GiB file (sparse: a real object, then a hole) maps and is judged
+    by what it holds; under an address-space limit smaller than the file the
+    map fails, and that is a finding naming the file, not a crash."""
+    d = lotest.workdir("hardening_huge")
+    good = lotest.cc(d / "tree" / "libgood.so", "int g(void){return 1;}\n")
+    huge = d / "tree" / "libhuge.so"
+    huge.write_bytes(good.read_bytes())
+    os.truncate(huge, 20 << 30)
+    r, took = timed_scan(d / "tree", limit=30)
+    assert r.file("libhuge.so")["verdict"] in ("ok", "broken", "unreadable"), r.file("libhuge.so")
+    assert r.file("libgood.so")["verdict"] == "ok"
+    if "ASAN_OPTIONS" in os.environ:
+        return  # ASan's shadow memory needs more address space than any such limit leaves
+    limit = 4 << 30
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    p = subprocess.run([lotest.LEFTOVER, "scan", "--format", "json", d / "tree"],
+                       capture_output=True, text=True, preexec_fn=limited, timeout=60)
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    doc = json.loads(p.stdout)
+    files = {f["path"]: f for f in doc["files"]}
+    assert files["libhuge.so"]["verdict"] == "unreadable", files["libhuge.so"]
+    (why,) = [x for x in files["libhuge.so"]["reasons"] if x["kind"] == "unreadable"]
+    assert "cannot map" in why["detail"] and "libhuge.so" in why["detail"], why
+    assert files["libgood.so"]["verdict"] == "ok"
 
 
 if __name__ == "__main__":
