@@ -54,7 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink += lo_elf_defines_versions(e) + lo_elf_has_versym(e);
 	n = lo_elf_undef_count(e);
 	for (i = 0; i < n; i++) {
-		const lo_elf_undef *u = lo_elf_undef_at(e, i);
+		lo_elf_undef ref;
+		const lo_elf_undef *u = &ref;
+
+		lo_elf_undef_get(e, i, &ref);
 
 		touch(u->name);
 		touch(u->version);

@@ -44,6 +44,13 @@ typedef struct {
 	bool hidden;
 } verneed_index;
 
+typedef struct {
+	uint32_t sym;     /* index into dynsym */
+	uint32_t hash;    /* lo_elf_gnu_hash of the name */
+	uint16_t version; /* index into vindex; 0 for none */
+	bool weak;
+} undef_entry;
+
 struct lo_elf {
 	char *name;   /* owned */
 	lo_fmap *map; /* owned: the file, read-only; every borrowed string points into it */
@@ -94,8 +101,16 @@ struct lo_elf {
 	verdef_table verdefs;
 	lo_elf_verneed *verneeds; /* owned */
 	size_t verneed_count;
-	lo_elf_undef *undefs; /* owned */
+	/*
+	 * The undefined symbols, 12 bytes each (a lo_elf_undef is 32): a scan
+	 * keeps every object it parsed, and these arrays were what made its
+	 * memory grow with the tree. Names and versions are looked up again
+	 * on lo_elf_undef_get.
+	 */
+	undef_entry *undefs; /* owned */
 	size_t undef_count;
+	verneed_index *vindex; /* owned; by version index, for undef_entry.version */
+	size_t vindex_count;
 };
 
 static const char changed_msg[] =
@@ -397,8 +412,10 @@ static void gnu_hash_prepare(lo_elf *e)
 	e->gnu.chain_words = words - 4 - (size_t)bloom_size * 2 - w[0];
 }
 
-static int read_undefs(lo_elf *e, const verneed_index *index, size_t index_count)
+static int read_undefs(lo_elf *e)
 {
+	const verneed_index *index = e->vindex;
+	size_t index_count = e->vindex_count;
 	size_t i, n = 0;
 
 	/* Counted first: thousands of objects stay cached, each array exactly its size. */
@@ -411,7 +428,7 @@ static int read_undefs(lo_elf *e, const verneed_index *index, size_t index_count
 	for (i = 1; i < e->dynsym_count; i++) {
 		const Elf64_Sym *sym = &e->dynsym[i];
 		const char *name;
-		lo_elf_undef *u;
+		undef_entry *u;
 		int bind;
 
 		bind = ELF64_ST_BIND(sym->st_info);
@@ -426,17 +443,14 @@ static int read_undefs(lo_elf *e, const verneed_index *index, size_t index_count
 			continue;
 		u = &e->undefs[e->undef_count++];
 		memset(u, 0, sizeof(*u));
-		u->name = name;
-		u->gnu_hash = lo_elf_gnu_hash(name);
+		u->sym = (uint32_t)i;
+		u->hash = lo_elf_gnu_hash(name);
 		u->weak = bind == STB_WEAK;
 		if (e->versym) {
 			size_t ndx = e->versym[i] & 0x7fff;
 
-			if (ndx >= 2 && ndx < index_count && index[ndx].name) {
-				u->version = index[ndx].name;
-				u->version_file = index[ndx].file;
-				u->version_hidden = index[ndx].hidden;
-			}
+			if (ndx >= 2 && ndx < index_count && index[ndx].name)
+				u->version = (uint16_t)ndx;
 		}
 	}
 	return 0;
@@ -537,13 +551,13 @@ static int read_tables(lo_elf *e)
 				    e->name, versym_count, e->dynsym_count);
 	if (verdef && (err = read_verdef(e, verdef, &verdef_sh)) < 0)
 		return err;
-	if (verneed && (err = read_verneed(e, verneed, &verneed_sh, &index, &index_count)) < 0)
-		goto out;
-	if (e->dynsym)
-		err = read_undefs(e, index, index_count);
-out:
-	free(index);
-	return err;
+	if (verneed && (err = read_verneed(e, verneed, &verneed_sh, &index, &index_count)) < 0) {
+		free(index);
+		return err;
+	}
+	e->vindex = index;
+	e->vindex_count = index_count;
+	return e->dynsym ? read_undefs(e) : 0;
 }
 
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow)
@@ -644,6 +658,7 @@ void lo_elf_free(lo_elf *e)
 	free(e->verdefs.names);
 	free(e->verneeds);
 	free(e->undefs);
+	free(e->vindex);
 	if (e->elf)
 		elf_end(e->elf);
 	lo_fmap_free(e->map);
@@ -689,7 +704,27 @@ const char *lo_elf_runpath(const lo_elf *e) { return e->runpath; }
 size_t lo_elf_needed_count(const lo_elf *e) { return e->needed_count; }
 const char *lo_elf_needed(const lo_elf *e, size_t i) { return i < e->needed_count ? e->needed[i] : NULL; }
 size_t lo_elf_undef_count(const lo_elf *e) { return e->undef_count; }
-const lo_elf_undef *lo_elf_undef_at(const lo_elf *e, size_t i) { return i < e->undef_count ? &e->undefs[i] : NULL; }
+bool lo_elf_undef_get(const lo_elf *e, size_t i, lo_elf_undef *out)
+{
+	const undef_entry *u;
+	const char *name;
+
+	if (i >= e->undef_count)
+		return false;
+	u = &e->undefs[i];
+	/* checked at open; read again from a file that may have changed since */
+	name = dynstr(e, e->dynsym[u->sym].st_name);
+	memset(out, 0, sizeof(*out));
+	out->name = name ? name : "";
+	out->gnu_hash = u->hash;
+	out->weak = u->weak;
+	if (u->version) {
+		out->version = e->vindex[u->version].name;
+		out->version_file = e->vindex[u->version].file;
+		out->version_hidden = e->vindex[u->version].hidden;
+	}
+	return true;
+}
 size_t lo_elf_verneed_count(const lo_elf *e) { return e->verneed_count; }
 const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i) { return i < e->verneed_count ? &e->verneeds[i] : NULL; }
 bool lo_elf_has_versym(const lo_elf *e) { return e->versym != NULL; }

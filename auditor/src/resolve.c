@@ -1047,7 +1047,10 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 			continue;
 		by_count = 0;
 		for (j = 0; j < lo_elf_undef_count(e); j++) {
-			const lo_elf_undef *u = lo_elf_undef_at(e, j);
+			lo_elf_undef ref;
+			const lo_elf_undef *u = &ref;
+
+			lo_elf_undef_get(e, j, &ref);
 			const lo_elf *provider = NULL;
 
 			k = find_provider(p, i, u, order);

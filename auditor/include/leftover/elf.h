@@ -107,7 +107,8 @@ const char *lo_elf_needed(const lo_elf *e, size_t i);
 
 /* Undefined dynamic symbols, in symbol table order. */
 size_t lo_elf_undef_count(const lo_elf *e);
-const lo_elf_undef *lo_elf_undef_at(const lo_elf *e, size_t i);
+/* Fill *out with undefined symbol i (strings borrowed); false past the end. */
+bool lo_elf_undef_get(const lo_elf *e, size_t i, lo_elf_undef *out);
 
 /* Versions required from needed libraries (.gnu.version_r). */
 size_t lo_elf_verneed_count(const lo_elf *e);
