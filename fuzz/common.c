@@ -82,18 +82,14 @@ static void scratch_make(char *dir, size_t size, const char *tmpl)
 	registered = true;
 }
 
-const char *lo_fuzz_dir_file(const char *name, const uint8_t *data, size_t size)
+/* Write data to path, whole; false when it cannot be created, abort on a short write. */
+static bool write_file(const char *path, const uint8_t *data, size_t size)
 {
-	char path[256];
 	size_t done = 0;
-	int fd;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
-	if (!dir_file_dir[0])
-		scratch_make(dir_file_dir, sizeof(dir_file_dir), "leftover-fuzz-XXXXXX");
-	snprintf(path, sizeof(path), "%s/%s", dir_file_dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		abort();
+		return false;
 	while (done < size) {
 		ssize_t n = write(fd, data + done, size - done);
 
@@ -102,6 +98,18 @@ const char *lo_fuzz_dir_file(const char *name, const uint8_t *data, size_t size)
 		done += (size_t)n;
 	}
 	close(fd);
+	return true;
+}
+
+const char *lo_fuzz_dir_file(const char *name, const uint8_t *data, size_t size)
+{
+	char path[256];
+
+	if (!dir_file_dir[0])
+		scratch_make(dir_file_dir, sizeof(dir_file_dir), "leftover-fuzz-XXXXXX");
+	snprintf(path, sizeof(path), "%s/%s", dir_file_dir, name);
+	if (!write_file(path, data, size))
+		abort();
 	return dir_file_dir;
 }
 
@@ -159,8 +167,7 @@ const char *lo_fuzz_tree_reset(void)
 bool lo_fuzz_tree_put(const char *rel, const uint8_t *data, size_t size)
 {
 	char path[sizeof(tree) + LO_FUZZ_NAME_MAX + 1];
-	size_t i, start = 0, depth = 0, len = strlen(rel), done = 0, top = strlen(tree) + 1;
-	int fd;
+	size_t i, start = 0, depth = 0, len = strlen(rel), top = strlen(tree) + 1;
 
 	if (!len || rel[0] == '/' || rel[len - 1] == '/')
 		return false;
@@ -184,16 +191,5 @@ bool lo_fuzz_tree_put(const char *rel, const uint8_t *data, size_t size)
 			mkdir(path, 0700);
 			path[i] = '/';
 		}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return false;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-
-		if (n <= 0)
-			abort();
-		done += (size_t)n;
-	}
-	close(fd);
-	return true;
+	return write_file(path, data, size);
 }
