@@ -666,9 +666,16 @@ void lo_elf_free(lo_elf *e)
 	free(e);
 }
 
-void lo_elf_release(const lo_elf *e)
+void lo_elf_release_many(const lo_elf *const *objs, size_t n)
 {
-	lo_fmap_release(e->map);
+	const lo_fmap *maps[256];
+	size_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		for (k = 0; k < n - i && k < sizeof(maps) / sizeof(maps[0]); k++)
+			maps[k] = objs[i + k]->map;
+		lo_fmap_release_many(maps, k);
+	}
 }
 
 size_t lo_elf_table_bytes(const lo_elf *e)

@@ -56,12 +56,13 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 void lo_elf_free(lo_elf *e);
 
 /*
- * Let the kernel drop the object's pages from this process's memory. The
- * mapping stays valid: a later lookup reads them again from the page cache.
- * A scan calls this once a candidate is judged, so that memory grows with
- * the largest library, not with the tree.
+ * Let the kernel drop the pages of n objects from this process's memory,
+ * in one call (a call per object costs about as much as one for all). The
+ * mappings stay valid: a later lookup reads the pages again from the page
+ * cache. A scan calls this on the objects used least recently, so that
+ * memory grows with the largest libraries, not with the tree.
  */
-void lo_elf_release(const lo_elf *e);
+void lo_elf_release_many(const lo_elf *const *objs, size_t n);
 
 /*
  * Has the file changed under the object since it was opened: shrunk, so
@@ -77,7 +78,7 @@ bool lo_elf_changed(const lo_elf *e);
 /*
  * About how many bytes of the mapping lookups and lo_elf_open read: the
  * symbol, string, version and hash tables and the headers. What stays in
- * memory of an object between lo_elf_release calls is at most this.
+ * memory of an object between two releases is at most this.
  */
 size_t lo_elf_table_bytes(const lo_elf *e);
 

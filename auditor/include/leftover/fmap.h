@@ -39,5 +39,7 @@ bool lo_fmap_shrank(const lo_fmap *m);
 
 /* Let the kernel drop the pages from memory; a later read brings them back from the file. */
 void lo_fmap_release(const lo_fmap *m);
+/* The same for n mappings at once: far cheaper than n calls (fmap.c says why). */
+void lo_fmap_release_many(const lo_fmap *const *maps, size_t n);
 
 #endif
