@@ -416,15 +416,13 @@ static int read_undefs(lo_elf *e)
 {
 	const verneed_index *index = e->vindex;
 	size_t index_count = e->vindex_count;
-	size_t i, n = 0;
+	size_t i, cap = 0;
 
-	/* Counted first: thousands of objects stay cached, each array exactly its size. */
-	for (i = 1; i < e->dynsym_count; i++)
-		if (e->dynsym[i].st_shndx == SHN_UNDEF && ELF64_ST_BIND(e->dynsym[i].st_info) != STB_LOCAL)
-			n++;
-	if (!n)
-		return 0;
-	e->undefs = lo_xmalloc(n * sizeof(*e->undefs));
+	/*
+	 * One pass: a second one to count first read a library's whole table
+	 * twice (the largest in the benchmark tree is 2.9 MB), for an array
+	 * that is trimmed to its size at the end anyway.
+	 */
 	for (i = 1; i < e->dynsym_count; i++) {
 		const Elf64_Sym *sym = &e->dynsym[i];
 		const char *name;
@@ -441,6 +439,7 @@ static int read_undefs(lo_elf *e)
 					    "name offset out of bounds", i, e->name);
 		if (!*name)
 			continue;
+		lo_array_grow(&e->undefs, &cap, e->undef_count + 1, sizeof(*e->undefs));
 		u = &e->undefs[e->undef_count++];
 		memset(u, 0, sizeof(*u));
 		u->sym = (uint32_t)i;
@@ -453,6 +452,9 @@ static int read_undefs(lo_elf *e)
 				u->version = (uint16_t)ndx;
 		}
 	}
+	/* thousands of objects stay cached: each array exactly its size */
+	if (e->undef_count < cap)
+		e->undefs = lo_xrealloc(e->undefs, e->undef_count * sizeof(*e->undefs));
 	return 0;
 }
 
