@@ -44,13 +44,6 @@ typedef struct {
 	bool hidden;
 } verneed_index;
 
-typedef struct {
-	uint32_t sym;     /* index into dynsym */
-	uint32_t hash;    /* lo_elf_gnu_hash of the name */
-	uint16_t version; /* index into vindex; 0 for none */
-	bool weak;
-} undef_entry;
-
 struct lo_elf {
 	char *name;   /* owned */
 	lo_fmap *map; /* owned: the file, read-only; every borrowed string points into it */
@@ -102,14 +95,14 @@ struct lo_elf {
 	lo_elf_verneed *verneeds; /* owned */
 	size_t verneed_count;
 	/*
-	 * The undefined symbols, 12 bytes each (a lo_elf_undef is 32): a scan
-	 * keeps every object it parsed, and these arrays were what made its
-	 * memory grow with the tree. Names and versions are looked up again
-	 * on lo_elf_undef_get.
+	 * The undefined symbols are counted here and read from the table
+	 * again on each lo_elf_undef_next, not kept: a scan keeps every object
+	 * it parsed, and their arrays (12 bytes a symbol, 20 MB at the
+	 * benchmark's scale 4) were most of what made its memory grow with
+	 * the tree, for objects bound about once each.
 	 */
-	undef_entry *undefs; /* owned */
 	size_t undef_count;
-	verneed_index *vindex; /* owned; by version index, for undef_entry.version */
+	verneed_index *vindex; /* owned; by version index of an undefined symbol */
 	size_t vindex_count;
 };
 
@@ -412,49 +405,29 @@ static void gnu_hash_prepare(lo_elf *e)
 	e->gnu.chain_words = words - 4 - (size_t)bloom_size * 2 - w[0];
 }
 
-static int read_undefs(lo_elf *e)
+/* Is dynamic symbol i one the loader must bind (undefined, not local)? */
+static bool is_undef(const Elf64_Sym *sym)
 {
-	const verneed_index *index = e->vindex;
-	size_t index_count = e->vindex_count;
-	size_t i, cap = 0;
+	return sym->st_shndx == SHN_UNDEF && ELF64_ST_BIND(sym->st_info) != STB_LOCAL;
+}
 
-	/*
-	 * One pass: a second one to count first read a library's whole table
-	 * twice (the largest in the benchmark tree is 2.9 MB), for an array
-	 * that is trimmed to its size at the end anyway.
-	 */
+/* Count the undefined symbols, refusing one whose name lies outside the string table. */
+static int count_undefs(lo_elf *e)
+{
+	size_t i;
+
 	for (i = 1; i < e->dynsym_count; i++) {
-		const Elf64_Sym *sym = &e->dynsym[i];
 		const char *name;
-		undef_entry *u;
-		int bind;
 
-		bind = ELF64_ST_BIND(sym->st_info);
-		if (sym->st_shndx != SHN_UNDEF || bind == STB_LOCAL)
+		if (!is_undef(&e->dynsym[i]))
 			continue;
-		name = dynstr(e, sym->st_name);
-		if (!name)
+		if (!(name = dynstr(e, e->dynsym[i].st_name)))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read dynamic symbol %zu of '%s': "
 					    "name offset out of bounds", i, e->name);
-		if (!*name)
-			continue;
-		lo_array_grow(&e->undefs, &cap, e->undef_count + 1, sizeof(*e->undefs));
-		u = &e->undefs[e->undef_count++];
-		memset(u, 0, sizeof(*u));
-		u->sym = (uint32_t)i;
-		u->hash = lo_elf_gnu_hash(name);
-		u->weak = bind == STB_WEAK;
-		if (e->versym) {
-			size_t ndx = e->versym[i] & 0x7fff;
-
-			if (ndx >= 2 && ndx < index_count && index[ndx].name)
-				u->version = (uint16_t)ndx;
-		}
+		if (*name)
+			e->undef_count++;
 	}
-	/* thousands of objects stay cached: each array exactly its size */
-	if (e->undef_count < cap)
-		e->undefs = lo_xrealloc(e->undefs, e->undef_count * sizeof(*e->undefs));
 	return 0;
 }
 
@@ -559,7 +532,7 @@ static int read_tables(lo_elf *e)
 	}
 	e->vindex = index;
 	e->vindex_count = index_count;
-	return e->dynsym ? read_undefs(e) : 0;
+	return e->dynsym ? count_undefs(e) : 0;
 }
 
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow)
@@ -659,7 +632,6 @@ void lo_elf_free(lo_elf *e)
 	free(e->needed);
 	free(e->verdefs.names);
 	free(e->verneeds);
-	free(e->undefs);
 	free(e->vindex);
 	if (e->elf)
 		elf_end(e->elf);
@@ -713,26 +685,39 @@ const char *lo_elf_runpath(const lo_elf *e) { return e->runpath; }
 size_t lo_elf_needed_count(const lo_elf *e) { return e->needed_count; }
 const char *lo_elf_needed(const lo_elf *e, size_t i) { return i < e->needed_count ? e->needed[i] : NULL; }
 size_t lo_elf_undef_count(const lo_elf *e) { return e->undef_count; }
-bool lo_elf_undef_get(const lo_elf *e, size_t i, lo_elf_undef *out)
-{
-	const undef_entry *u;
-	const char *name;
 
-	if (i >= e->undef_count)
-		return false;
-	u = &e->undefs[i];
-	/* checked at open; read again from a file that may have changed since */
-	name = dynstr(e, e->dynsym[u->sym].st_name);
-	memset(out, 0, sizeof(*out));
-	out->name = name ? name : "";
-	out->gnu_hash = u->hash;
-	out->weak = u->weak;
-	if (u->version) {
-		out->version = e->vindex[u->version].name;
-		out->version_file = e->vindex[u->version].file;
-		out->version_hidden = e->vindex[u->version].hidden;
+bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
+{
+	size_t i;
+
+	for (i = *cursor ? *cursor : 1; i < e->dynsym_count; i++) {
+		const Elf64_Sym *sym = &e->dynsym[i];
+		const char *name;
+
+		if (!is_undef(sym))
+			continue;
+		/* checked at open; read again from a file that may have changed since */
+		name = dynstr(e, sym->st_name);
+		if (name && !*name)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->name = name ? name : "";
+		out->gnu_hash = lo_elf_gnu_hash(out->name);
+		out->weak = ELF64_ST_BIND(sym->st_info) == STB_WEAK;
+		if (e->versym) {
+			size_t ndx = e->versym[i] & 0x7fff;
+
+			if (ndx >= 2 && ndx < e->vindex_count && e->vindex[ndx].name) {
+				out->version = e->vindex[ndx].name;
+				out->version_file = e->vindex[ndx].file;
+				out->version_hidden = e->vindex[ndx].hidden;
+			}
+		}
+		*cursor = i + 1;
+		return true;
 	}
-	return true;
+	*cursor = e->dynsym_count;
+	return false;
 }
 size_t lo_elf_verneed_count(const lo_elf *e) { return e->verneed_count; }
 const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i) { return i < e->verneed_count ? &e->verneeds[i] : NULL; }

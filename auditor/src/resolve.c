@@ -1047,15 +1047,14 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 	for (i = p->first_new; i < p->count; i++) {
 		const lo_elf *e = p->objs[i].elf;
 		bool complete = true;
+		size_t cursor = 0;
+		lo_elf_undef ref;
+		const lo_elf_undef *u = &ref;
 
 		if (!p->trace && bound_before(p, i))
 			continue;
 		by_count = 0;
-		for (j = 0; j < lo_elf_undef_count(e); j++) {
-			lo_elf_undef ref;
-			const lo_elf_undef *u = &ref;
-
-			lo_elf_undef_get(e, j, &ref);
+		for (j = 0; lo_elf_undef_next(e, &cursor, &ref); j++) {
 			const lo_elf *provider = NULL;
 
 			k = find_provider(p, i, u, order);
@@ -1090,6 +1089,17 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 				    u->version ? fmt("symbol %s version %s not defined in %s",
 						     u->name, u->version, u->version_file)
 					       : fmt("undefined symbol: %s", u->name));
+		}
+		/*
+		 * Another count than at open: the table changed under the scan
+		 * (a file cut short reads as zeros, which hide undefined symbols).
+		 * The load fails, and the caller asks lo_load_changed why.
+		 */
+		if (j != lo_elf_undef_count(e)) {
+			add_problem(p, LO_PROBLEM_UNREADABLE, p->objs[i].path, NULL, NULL, NULL,
+				    fmt("'%s': its symbol table changed while it was being read",
+					p->objs[i].path));
+			complete = false;
 		}
 		if (complete)
 			remember_binding(p, i, by, by_count);

@@ -282,6 +282,39 @@ static void test_library_shrinks_between_loads(void **state)
 	lo_resolver_free(r);
 }
 
+/*
+ * A module whose only need the loader cannot meet is a symbol nobody
+ * defines, and which has no DT_NEEDED of its own; read once, then cut
+ * short in place (its tables now read as zeros, within the page, so without
+ * a SIGBUS): its load must fail and name the file as changed, never pass
+ * because the zeros hold no undefined symbol.
+ */
+static void test_candidate_cut_short_after_read(void **state)
+{
+	char m[8192];
+	const lo_elf *e;
+	const char *changed;
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+
+	put("cut.c", "int nowhere(void); int m(void) { return nowhere(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -nostdlib -o cut.so cut.c", work);
+	snprintf(m, sizeof(m), "%s/cut.so", work);
+	assert_int_equal(lo_resolver_new(&r, NULL), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	assert_int_equal(lo_resolver_read(r, m, &e), 0);
+	assert_int_equal(lo_elf_undef_count(e), 1);
+	assert_int_equal(truncate(m, 64), 0);
+	assert_int_equal(lo_load_simulate(&l, r, h, m, 0, NULL, NULL), 0);
+	assert_false(lo_load_ok(l));
+	assert_non_null(changed = lo_load_changed(l));
+	assert_string_equal(changed, m);
+	lo_load_free(l);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -385,6 +418,7 @@ int main(void)
 		cmocka_unit_test_setup(test_weak_undefined, setup),
 		cmocka_unit_test_setup(test_same_library_two_scopes, setup),
 		cmocka_unit_test_setup(test_library_shrinks_between_loads, setup),
+		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,10 +106,14 @@ const char *lo_elf_runpath(const lo_elf *e);
 size_t lo_elf_needed_count(const lo_elf *e);
 const char *lo_elf_needed(const lo_elf *e, size_t i);
 
-/* Undefined dynamic symbols, in symbol table order. */
+/*
+ * Undefined dynamic symbols, in symbol table order, read from the mapping
+ * on each call (strings borrowed). Start with *cursor = 0; false past the
+ * last. lo_elf_undef_count is how many lo_elf_open found: a walk that
+ * yields another number read a file that has changed since.
+ */
 size_t lo_elf_undef_count(const lo_elf *e);
-/* Fill *out with undefined symbol i (strings borrowed); false past the end. */
-bool lo_elf_undef_get(const lo_elf *e, size_t i, lo_elf_undef *out);
+bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out);
 
 /* Versions required from needed libraries (.gnu.version_r). */
 size_t lo_elf_verneed_count(const lo_elf *e);
