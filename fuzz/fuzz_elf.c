@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "common.h"
 #include "leftover/elf.h"

@@ -405,7 +405,7 @@ static void gnu_hash_prepare(lo_elf *e)
 	e->gnu.chain_words = words - 4 - (size_t)bloom_size * 2 - w[0];
 }
 
-/* Is dynamic symbol i one the loader must bind (undefined, not local)? */
+/* Is this dynamic symbol one the loader must bind (undefined, not local)? */
 static bool is_undef(const Elf64_Sym *sym)
 {
 	return sym->st_shndx == SHN_UNDEF && ELF64_ST_BIND(sym->st_info) != STB_LOCAL;
