@@ -92,15 +92,16 @@ typedef struct parsed {
 
 /*
  * The pages of the libraries that loads use stay in memory until released;
- * past this many bytes the least recently used are released, down to
- * three quarters of it, so memory grows with the largest libraries, not
- * with the tree. The libraries every load needs (a tree's own libLLVM,
- * say) should fit: released too soon they are read again and again (in
- * the benchmark tree they are 43 MB: a 32 MiB budget made the scan 1.5
- * times slower, 16 MiB 2.7 times).
+ * past a budget the least recently used are released, down to three
+ * quarters of it, so memory grows with the largest libraries, not with the
+ * tree. The libraries every load needs (a tree's own libLLVM, say) should
+ * fit: released too soon they are read again and again (in the benchmark
+ * tree they are 43 MB: a 32 MiB budget made the scan 1.5 times slower,
+ * 16 MiB 2.7 times). So the budget is this, or twice the largest object
+ * used so far, whichever is more: one library larger than a fixed budget
+ * would otherwise be released after every load that needs it.
  */
 #define LO_RESIDENT_BUDGET ((size_t)48 << 20)
-#define LO_RESIDENT_AFTER (LO_RESIDENT_BUDGET / 4 * 3)
 
 /* One file as the resolver has read it; cached by path. */
 typedef struct opened {
@@ -132,6 +133,8 @@ struct lo_resolver {
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */
+	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
+	size_t largest;   /* bytes of the largest object marked resident so far */
 };
 
 /* One object in the simulated process. */
@@ -367,6 +370,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
 	r->cache = lo_map_new();
+	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
 	for (i = 0; opts && i < opts->library_path_count; i++)
 		if (opts->library_path[i][0])
 			add_dir(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
@@ -1127,6 +1131,8 @@ static void resident_touch(lo_resolver *r, parsed *o, bool last)
 	resident_unlink(r, o);
 	o->resident = true;
 	r->resident += o->bytes;
+	if (o->bytes > r->largest)
+		r->largest = o->bytes;
 	if (last) {
 		o->older = NULL;
 		o->newer = r->oldest;
@@ -1153,14 +1159,15 @@ static void resident_touch(lo_resolver *r, parsed *o, bool last)
 static void keep_memory_bounded(lo_resolver *r, const proc *p)
 {
 	const lo_elf **release = NULL;
-	size_t i, n = 0, cap = 0;
+	size_t i, n = 0, cap = 0, budget;
 
 	pthread_mutex_lock(&r->lock);
 	for (i = p->first_new; i < p->count; i++)
 		if (p->objs[i].obj)
 			resident_touch(r, p->objs[i].obj, i == p->first_new);
-	if (r->resident > LO_RESIDENT_BUDGET) {
-		while (r->oldest && r->resident > LO_RESIDENT_AFTER) {
+	budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
+	if (r->resident > budget) {
+		while (r->oldest && r->resident > budget / 4 * 3) {
 			lo_array_grow(&release, &cap, n + 1, sizeof(*release));
 			release[n++] = r->oldest->elf;
 			resident_unlink(r, r->oldest);

@@ -9,6 +9,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "unit.h"
 
+#include "leftover/buf.h"
 #include "leftover/resolve.h"
 
 static char work[4096];
@@ -315,6 +317,67 @@ static void test_candidate_cut_short_after_read(void **state)
 	lo_resolver_free(r);
 }
 
+/* Resident KiB of this process's mappings of `path`, from /proc/self/smaps. */
+static long mapped_kib(const char *path)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[8192];
+	bool in = false;
+	long kib, sum = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n'), *dash = strchr(line, '-'), *sp = strchr(line, ' ');
+
+		if (nl)
+			*nl = '\0';
+		if (dash && sp && dash < sp) /* a mapping's first line ends with its file */
+			in = strlen(line) > strlen(path) &&
+			     !strcmp(line + strlen(line) - strlen(path), path);
+		else if (in && sscanf(line, "Rss: %ld kB", &kib) == 1)
+			sum += kib;
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * A library larger than the budget for resident library pages stays in
+ * memory after a load that used it: the budget is at least twice the
+ * largest object, or each load needing it would release it and the next
+ * read all its pages again.
+ */
+static void test_library_larger_than_budget_stays_resident(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+	char m[8192], big[8192];
+	lo_buf src = LO_BUF_INIT;
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		lo_buf_printf(&src, "int big_function_with_a_long_name_%d(void) { return %d; }\n", i, i);
+	put("big.c", lo_buf_cstr(&src));
+	lo_buf_dispose(&src);
+	put("m.c", "int big_function_with_a_long_name_7(void); int m(void) "
+		   "{ return big_function_with_a_long_name_7(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libbig.so big.c && "
+	   "cc -shared -fPIC -o m.so m.c -La -lbig -Wl,-rpath,'$ORIGIN/a'", work);
+	snprintf(m, sizeof(m), "%s/m.so", work);
+	snprintf(big, sizeof(big), "%s/a/libbig.so", work);
+	opts.resident_budget = 4096;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	assert_int_equal(lo_load_simulate(&l, r, h, m, 0, NULL, NULL), 0);
+	assert_true(lo_load_ok(l));
+	assert_true(mapped_kib(big) > 0);
+	lo_load_free(l);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -419,6 +482,7 @@ int main(void)
 		cmocka_unit_test_setup(test_same_library_two_scopes, setup),
 		cmocka_unit_test_setup(test_library_shrinks_between_loads, setup),
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
+		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,6 +38,12 @@ typedef struct lo_resolver_opts {
 	/* Default directories; NULL means the system's (see resolve.c). */
 	const char *const *default_dirs;
 	size_t default_dirs_count;
+	/*
+	 * Bytes of library tables kept in memory between loads before the
+	 * least recently used are released (resolve.c); 0 means the default,
+	 * 48 MiB. Twice the largest library read so far, when that is more.
+	 */
+	size_t resident_budget;
 } lo_resolver_opts;
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
