@@ -9,7 +9,6 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "unit.h"
 
 #include "leftover/fmap.h"
 
@@ -69,26 +70,6 @@ static void test_shrunk_file_reads_zeros(void **state)
 	unlink(path);
 }
 
-/* Resident KiB of the mapping that starts at `start`, from /proc/self/smaps; -1 if none. */
-static long rss_kib(const void *start)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	unsigned long lo;
-	bool in = false;
-	long kib = -1;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') && sscanf(line, "%lx-", &lo) == 1)
-			in = lo == (unsigned long)start;
-		else if (in && sscanf(line, "Rss: %ld kB", &kib) == 1)
-			break;
-	}
-	fclose(f);
-	return kib;
-}
-
 /* Several mappings released in one call: every page of each leaves memory, the data stays. */
 static void test_release_many_drops_every_mapping(void **state)
 {
@@ -107,11 +88,11 @@ static void test_release_many_drops_every_mapping(void **state)
 		assert_int_equal(lo_fmap_new(&m[i], fd[i], 16 * (size_t)page, path[i]), 0);
 		for (j = 0; j < 16; j++)
 			assert_int_equal(((const volatile char *)lo_fmap_data(m[i]))[j * (size_t)page], 'x');
-		assert_int_equal(rss_kib(lo_fmap_data(m[i])), 16 * page / 1024);
+		assert_int_equal(unit_rss_kib(lo_fmap_data(m[i]), NULL), 16 * page / 1024);
 	}
 	lo_fmap_release_many((const lo_fmap *const *)m, 3);
 	for (i = 0; i < 3; i++) {
-		assert_int_equal(rss_kib(lo_fmap_data(m[i])), 0);
+		assert_int_equal(unit_rss_kib(lo_fmap_data(m[i]), NULL), 0);
 		assert_int_equal(((const volatile char *)lo_fmap_data(m[i]))[5 * (size_t)page + 3], 'x');
 		assert_false(lo_fmap_shrank(m[i]));
 		lo_fmap_free(m[i]);

@@ -9,7 +9,6 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -317,30 +316,6 @@ static void test_candidate_cut_short_after_read(void **state)
 	lo_resolver_free(r);
 }
 
-/* Resident KiB of this process's mappings of `path`, from /proc/self/smaps. */
-static long mapped_kib(const char *path)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[8192];
-	bool in = false;
-	long kib, sum = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		char *nl = strchr(line, '\n'), *dash = strchr(line, '-'), *sp = strchr(line, ' ');
-
-		if (nl)
-			*nl = '\0';
-		if (dash && sp && dash < sp) /* a mapping's first line ends with its file */
-			in = strlen(line) > strlen(path) &&
-			     !strcmp(line + strlen(line) - strlen(path), path);
-		else if (in && sscanf(line, "Rss: %ld kB", &kib) == 1)
-			sum += kib;
-	}
-	fclose(f);
-	return sum;
-}
-
 /*
  * A library larger than the budget for resident library pages stays in
  * memory after a load that used it: the budget is at least twice the
@@ -372,7 +347,7 @@ static void test_library_larger_than_budget_stays_resident(void **state)
 	assert_int_equal(lo_host_new(&h, r, NULL), 0);
 	assert_int_equal(lo_load_simulate(&l, r, h, m, 0, NULL, NULL), 0);
 	assert_true(lo_load_ok(l));
-	assert_true(mapped_kib(big) > 0);
+	assert_true(unit_rss_kib(NULL, big) > 0);
 	lo_load_free(l);
 	lo_host_free(h);
 	lo_resolver_free(r);

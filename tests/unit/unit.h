@@ -6,8 +6,10 @@
 #define LEFTOVER_TESTS_UNIT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Run a shell command (printf-style); the test fails with it if it fails. */
 static inline void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -21,6 +23,37 @@ static inline void sh(const char *fmt, ...)
 	va_end(ap);
 	if (system(cmd) != 0)
 		fail_msg("command failed: %s", cmd);
+}
+
+/*
+ * Resident KiB, from /proc/self/smaps, of this process's mappings that
+ * start at `start` or, with start NULL, that map the file `path`; -1 when
+ * there is none.
+ */
+static inline long unit_rss_kib(const void *start, const char *path)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[8192];
+	bool in = false, any = false;
+	long kib, sum = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *dash = strchr(line, '-'), *sp = strchr(line, ' ');
+		size_t n = strcspn(line, "\n");
+		unsigned long lo;
+
+		line[n] = '\0';
+		if (dash && sp && dash < sp) /* a mapping's first line: range, ..., its file */
+			in = start ? sscanf(line, "%lx-", &lo) == 1 && lo == (unsigned long)start
+				   : n > strlen(path) && !strcmp(line + n - strlen(path), path);
+		else if (in && sscanf(line, "Rss: %ld kB", &kib) == 1) {
+			sum += kib;
+			any = true;
+		}
+	}
+	fclose(f);
+	return any ? sum : -1;
 }
 
 #endif
