@@ -97,9 +97,10 @@ typedef struct parsed {
  * tree. The libraries every load needs (a tree's own libLLVM, say) should
  * fit: released too soon they are read again and again (in the benchmark
  * tree they are 43 MB: a 32 MiB budget made the scan 1.5 times slower,
- * 16 MiB 2.7 times). So the budget is this, or twice the largest object
- * used so far, whichever is more: one library larger than a fixed budget
- * would otherwise be released after every load that needs it.
+ * 16 MiB 2.7 times, measured when a release went down to half). So the
+ * budget is this, or twice the largest object used so far, whichever is
+ * more: one library larger than a fixed budget would otherwise be released
+ * after every load that needs it.
  */
 #define LO_RESIDENT_BUDGET ((size_t)48 << 20)
 
