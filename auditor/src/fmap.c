@@ -156,11 +156,6 @@ bool lo_fmap_shrank(const lo_fmap *m)
 	return m->slot && atomic_load(&m->slot->shrank);
 }
 
-void lo_fmap_release(const lo_fmap *m)
-{
-	lo_fmap_release_many(&m, 1);
-}
-
 /*
  * Dropping pages from a mapping that other threads of the process may have
  * used costs a TLB shootdown: an interrupt to every other core running the

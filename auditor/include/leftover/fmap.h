@@ -37,9 +37,11 @@ size_t lo_fmap_size(const lo_fmap *m);
 /* Has a read of the mapping found part of the file gone (read as zeros)? */
 bool lo_fmap_shrank(const lo_fmap *m);
 
-/* Let the kernel drop the pages from memory; a later read brings them back from the file. */
-void lo_fmap_release(const lo_fmap *m);
-/* The same for n mappings at once: far cheaper than n calls (fmap.c says why). */
+/*
+ * Let the kernel drop the pages of n mappings from memory, in one call (far
+ * cheaper than one call each: fmap.c says why); a later read brings them
+ * back from the file.
+ */
 void lo_fmap_release_many(const lo_fmap *const *maps, size_t n);
 
 #endif
