@@ -1,6 +1,8 @@
 /*
- * explain.c - `leftover explain FILE`: what the loader would do for one file,
- * step by step, like `ldd -r -v` and `libtree` together, without running it.
+ * explain.c - `leftover explain FILE|MESSAGE`: what the loader would do for
+ * one file, without running it. By default the one-screen case of
+ * explain.h (verdict, unmet needs, records, history); with --verbose each
+ * step, like `ldd -r -v` and `libtree` together, then the same records.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -12,23 +14,28 @@
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/error.h"
-#include "leftover/git.h"
+#include "leftover/explain.h"
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
 #include "scan_opts.h"
 
 static const char usage_text[] =
-	"usage: leftover explain [options] FILE\n"
+	"usage: leftover explain [options] FILE|MESSAGE\n"
 	"\n"
-	"Show what the dynamic loader would do to load FILE: each needed library and\n"
-	"where it is found (or every path tried), each undefined symbol and which\n"
-	"object provides it.\n"
+	"Say why FILE would not load, on one screen: the verdict, the unmet needs and\n"
+	"who was searched, whether the current build still produces it and on what\n"
+	"evidence, the rule that names it, and which commit dropped it. MESSAGE is\n"
+	"an error as Python or dlopen printed it, pasted as one argument:\n"
+	"  leftover explain \"ImportError: /b/_m.so: undefined symbol: foo\"\n"
 	"\n"
 	LO_CLI_LOAD_OPTS_HELP
+	"  -v, --verbose          every needed library and where it is found (or every\n"
+	"                         path tried), every undefined symbol and its provider\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"Exit status: 0 it would load; 1 it would not; 2 usage or environment error.\n";
+	"Exit status: 0 it would load and is not stale; 1 it would not load, or the\n"
+	"current build no longer produces it; 2 usage or environment error.\n";
 
 static void print_objects(const lo_load *load)
 {
@@ -87,63 +94,19 @@ static void print_symbols(const lo_load *load, const char *file)
 	}
 }
 
-/*
- * For a file of a build tree whose source is in git and was at another
- * commit when last scanned: the files that changed since and mention the
- * file's name (its target's, "_mlirRegisterEverything" or "foo" for
- * libfoo.so.1), such as the CMakeLists.txt that dropped its target.
- */
-static void print_changes(const char *abs)
-{
-	char *dir = lo_xstrdup(abs), *slash, *source = NULL, *built = NULL, *branch = NULL;
-	const char *base = strrchr(abs, '/') + 1;
-	char name[256], **paths = NULL;
-	size_t i, n = 0, len;
-	lo_git *g = NULL;
-
-	/* the nearest directory above the file with a CMakeCache.txt */
-	while ((slash = strrchr(dir, '/')) && slash != dir) {
-		*slash = '\0';
-		if ((source = lo_buildsys_cache_value(dir, "CMAKE_HOME_DIRECTORY")))
-			break;
-	}
-	if (!source || lo_git_open(&g, source) < 0 || !g || !*lo_git_commit(g))
-		goto out;
-	if (!(built = lo_scan_built_at(dir, lo_git_commit(g), &branch)))
-		goto out;
-	if (!strncmp(base, "lib", 3) && base[3] && base[3] != '.')
-		base += 3;
-	len = strcspn(base, ".");
-	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), base);
-	if (!*name || lo_git_changed_mentioning(g, built, lo_git_commit(g), name, &paths, &n) < 0)
-		goto out;
-	printf("changed since branch %s (%.7s), mentioning %s:\n",
-	       branch && *branch ? branch : "(detached)", built, name);
-	for (i = 0; i < n; i++) {
-		printf("  %s/%s\n", source, paths[i]);
-		free(paths[i]);
-	}
-	if (!n)
-		puts("  (nothing)");
-	free(paths);
-out:
-	lo_git_free(g);
-	free(built);
-	free(branch);
-	free(source);
-	free(dir);
-}
-
 int lo_cmd_explain(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	lo_cli_scan_opts so;
-	char *abs = NULL, *dir = NULL;
+	char *abs = NULL, *dir = NULL, *named = NULL, *symbol = NULL;
+	bool verbose = false;
+	lo_explain *records = NULL;
+	lo_buf summary = LO_BUF_INIT;
 	char *program = NULL;
-	size_t i;
 	lo_resolver_opts ropts;
 	lo_resolver *r = NULL;
 	lo_host *host = NULL;
@@ -152,13 +115,16 @@ int lo_cmd_explain(int argc, char **argv)
 	lo_kind kind;
 	int c, rc = LO_EXIT_ERROR;
 
-	lo_cli_scan_opts_init(&so, "explain", LO_CLI_LOAD_OPTS, "h", longopts);
+	lo_cli_scan_opts_init(&so, "explain", LO_CLI_LOAD_OPTS, "hv", longopts);
 	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(usage_text, stdout);
 			rc = LO_EXIT_CLEAN;
 			goto out;
+		case 'v':
+			verbose = true;
+			break;
 		default:
 			fputs(usage_text, stderr);
 			goto out;
@@ -168,8 +134,15 @@ int lo_cmd_explain(int argc, char **argv)
 		fputs(usage_text, stderr);
 		goto out;
 	}
-	if (!(abs = realpath(argv[optind], NULL))) {
-		lo_cli_error("explain: cannot open '%s': %m", argv[optind]);
+	/* a path, or the error message a path is in */
+	if (!(abs = realpath(argv[optind], NULL)) &&
+	    (!(named = lo_explain_message_path(argv[optind], &symbol)) ||
+	     !(abs = realpath(named, NULL)))) {
+		if (strchr(argv[optind], ' ') || strchr(argv[optind], ':'))
+			lo_cli_error("explain: the message names no file that exists here: '%s'",
+				     argv[optind]);
+		else
+			lo_cli_error("explain: cannot open '%s': %m", argv[optind]);
 		goto out;
 	}
 	memset(&ropts, 0, sizeof(ropts));
@@ -195,27 +168,22 @@ int lo_cmd_explain(int argc, char **argv)
 		lo_cli_error("explain: %s", lo_error_last());
 		goto out;
 	}
-	printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind), lo_host_name(host));
 	lo_load_simulate(&load, r, host, abs, LO_LOAD_TRACE, NULL, NULL);
-	print_objects(load);
-	print_symbols(load, abs);
-	if (lo_load_ok(load)) {
-		puts("result: would load");
-		rc = LO_EXIT_CLEAN;
-	} else {
-		puts("result: would not load");
-		for (i = 0; i < lo_load_problem_count(load); i++) {
-			const lo_problem *p = lo_load_problem_at(load, i);
-			const char *nl = p->detail ? strchr(p->detail, '\n') : NULL;
-
-			printf("  %s: %.*s\n", lo_problem_kind_str(p->kind),
-			       p->detail ? (nl ? (int)(nl - p->detail) : (int)strlen(p->detail)) : 0,
-			       p->detail ? p->detail : "");
-		}
-		rc = LO_EXIT_FINDINGS;
+	if (verbose) {
+		printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind), lo_host_name(host));
+		print_objects(load);
+		print_symbols(load, abs);
 	}
-	print_changes(abs);
+	lo_explain_records(&records, abs, lo_load_ok(load));
+	lo_explain_write_summary(&summary, abs, kind, lo_host_name(host), load, records, symbol);
+	fputs(lo_buf_cstr(&summary), stdout);
+	rc = lo_load_ok(load) && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN
+									  : LO_EXIT_FINDINGS;
 out:
+	lo_buf_dispose(&summary);
+	lo_explain_free(records);
+	free(named);
+	free(symbol);
 	lo_load_free(load);
 	lo_host_free(host);
 	lo_resolver_free(r);

@@ -1,7 +1,9 @@
 /*
  * git.c - HEAD, dirtiness and the index of the repository holding a tree
  * (see git.h), read once through libgit2 and kept for the scan's threads,
- * which only read it.
+ * which only read it; and the history around a branch switch: where HEAD
+ * was when a build wrote its files (HEAD's reflog, git's own record of
+ * checkouts) and which commit dropped a target between two commits.
  */
 #include <git2.h>
 #include <limits.h>
@@ -154,5 +156,140 @@ out:
 	git_diff_free(diff);
 	git_tree_free(a);
 	git_tree_free(b);
+	return err;
+}
+
+/* "checkout: moving from A to B" -> B, owned; "" for a detached HEAD (a commit id). */
+static char *checkout_target(const char *msg)
+{
+	static const char prefix[] = "checkout: moving from ";
+	const char *to;
+	git_oid oid;
+
+	if (!msg || strncmp(msg, prefix, sizeof(prefix) - 1) || !(to = strstr(msg, " to ")))
+		return NULL;
+	to += 4;
+	if (strlen(to) == GIT_OID_HEXSZ && git_oid_fromstr(&oid, to) == 0)
+		return lo_xstrdup("");
+	return lo_xstrndup(to, strcspn(to, "\n"));
+}
+
+int lo_git_head_at(const lo_git *g, time_t when, char **commit, char **branch)
+{
+	git_reflog *log;
+	size_t i, n;
+	char id[GIT_OID_HEXSZ + 1];
+
+	*commit = *branch = NULL;
+	if (git_reflog_read(&log, g->repo, "HEAD") < 0)
+		return lo_error_set(LO_ERROR, "cannot read the reflog of HEAD");
+	n = git_reflog_entrycount(log);
+	/* index 0 is the newest entry */
+	for (i = 0; i < n; i++) {
+		const git_reflog_entry *e = git_reflog_entry_byindex(log, i);
+		const git_signature *who = git_reflog_entry_committer(e);
+
+		if (!who || who->when.time >= when)
+			continue;
+		git_oid_tostr(id, sizeof(id), git_reflog_entry_id_new(e));
+		*commit = lo_xstrdup(id);
+		for (; i < n && !*branch; i++)
+			*branch = checkout_target(git_reflog_entry_message(git_reflog_entry_byindex(log, i)));
+		break;
+	}
+	git_reflog_free(log);
+	return 0;
+}
+
+void lo_git_drop_dispose(lo_git_drop *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->path_count; i++)
+		free(d->paths[i]);
+	free(d->paths);
+	free(d->commit);
+	free(d->summary);
+	memset(d, 0, sizeof(*d));
+}
+
+static bool side_mentions(git_repository *repo, const git_diff_file *f, const char *needle)
+{
+	return (f->flags & GIT_DIFF_FLAG_EXISTS) &&
+	       (strstr(f->path, needle) || blob_mentions(repo, f, needle));
+}
+
+/* The files whose mention of `needle` commit `c` removed, against its first parent. */
+static int drops_of(git_repository *repo, git_commit *c, const char *needle, lo_git_drop *d)
+{
+	git_commit *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *diff = NULL;
+	size_t i, cap = 0;
+	int err = 0;
+
+	if (git_commit_parentcount(c) == 0)
+		return 0; /* a first commit drops nothing */
+	if (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&a, parent) < 0 ||
+	    git_commit_tree(&b, c) < 0 || git_diff_tree_to_tree(&diff, repo, a, b, NULL) < 0) {
+		err = lo_error_set(LO_ERROR, "cannot diff commit %.7s against its parent",
+				   git_oid_tostr_s(git_commit_id(c)));
+		goto out;
+	}
+	for (i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *dd = git_diff_get_delta(diff, i);
+
+		if (side_mentions(repo, &dd->old_file, needle) &&
+		    !side_mentions(repo, &dd->new_file, needle)) {
+			lo_array_grow(&d->paths, &cap, d->path_count + 1, sizeof(char *));
+			d->paths[d->path_count++] = lo_xstrdup(dd->old_file.path);
+		}
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+	return err;
+}
+
+int lo_git_dropped(const lo_git *g, const char *from, const char *to, const char *needle,
+		   lo_git_drop *out)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid, hide;
+	size_t seen = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (git_oid_fromstr(&oid, to) < 0 || git_oid_fromstr(&hide, from) < 0)
+		return lo_error_set(LO_EINVALID, "not a commit id: %s or %s", from, to);
+	if (git_revwalk_new(&walk, g->repo) < 0 || git_revwalk_push(walk, &oid) < 0 ||
+	    git_revwalk_hide(walk, &hide) < 0) {
+		git_revwalk_free(walk);
+		return lo_error_set(LO_ENOTFOUND, "cannot walk %.7s..%.7s", from, to);
+	}
+	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+	while (!out->commit && seen++ < LO_GIT_MAX_WALK && git_revwalk_next(&oid, walk) == 0) {
+		git_commit *c;
+		const char *summary;
+
+		if (git_commit_lookup(&c, g->repo, &oid) < 0)
+			continue;
+		err = drops_of(g->repo, c, needle, out);
+		if (!err && out->path_count) {
+			out->commit = lo_xstrdup(git_oid_tostr_s(&oid));
+			summary = git_commit_summary(c);
+			out->summary = lo_xstrdup(summary ? summary : "");
+		}
+		git_commit_free(c);
+		if (err < 0)
+			break;
+	}
+	git_revwalk_free(walk);
+	if (err < 0)
+		lo_git_drop_dispose(out);
 	return err;
 }

@@ -882,6 +882,20 @@ char *lo_scan_built_at(const char *build_dir, const char *head, char **branch)
 	return commit;
 }
 
+/* When the oldest candidate of root `root` was written, 0 when there is none. */
+static time_t oldest_item_mtime(const scan *s, size_t root)
+{
+	time_t oldest = 0;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < s->item_count; i++)
+		if (s->items[i].root == root && lstat(s->items[i].abs, &st) == 0 &&
+		    (!oldest || st.st_mtime < oldest))
+			oldest = st.st_mtime;
+	return oldest;
+}
+
 /*
  * The source tree's HEAD for a build tree, against what the previous scan
  * recorded in BUILD/.leftover/state.json; then this scan's record, written
@@ -921,6 +935,15 @@ static void record_origin(scan *s, size_t root)
 	 */
 	lo_buf_printf(&path, "%s/.leftover/state.json", build);
 	read_state(lo_buf_cstr(&path), o->commit, &o->last_commit, &o->last_branch, &o->last_time);
+	/* no scan saw it yet: where HEAD was, by git's reflog, when its oldest file was written */
+	if (o->commit && !o->last_commit && (t = oldest_item_mtime(s, root)) &&
+	    lo_git_head_at(g, t, &o->last_commit, &o->last_branch) == 0 && o->last_commit &&
+	    !strcmp(o->last_commit, o->commit)) {
+		free(o->last_commit);
+		free(o->last_branch);
+		o->last_commit = o->last_branch = NULL;
+	}
+	t = time(NULL);
 	if (o->commit && o->last_commit && strcmp(o->commit, o->last_commit)) {
 		char *was = short_id(o->last_commit), *is = short_id(o->commit), *line;
 

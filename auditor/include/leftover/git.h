@@ -10,6 +10,8 @@
 #define LEFTOVER_GIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
 
 typedef struct lo_git lo_git;
 
@@ -34,5 +36,38 @@ bool lo_git_tracks(const lo_git *g, const char *abs);
  */
 int lo_git_changed_mentioning(const lo_git *g, const char *from, const char *to,
 			      const char *needle, char ***paths, size_t *count);
+
+/*
+ * Where HEAD was before `when` (seconds since the epoch), by HEAD's reflog:
+ * the commit (full id) of the newest entry older than `when`, and the
+ * branch the last checkout up to that entry moved to ("" when detached).
+ * An entry in the same second as `when` counts as after it: a build writes
+ * its files between a checkout and the next one, and a reflog entry only
+ * has seconds. This is how a tree leftover never scanned says where it came
+ * from: `when` is the time its files were written. *commit is NULL (and 0
+ * returned) when the reflog does not reach back that far; *branch is NULL
+ * when no checkout says it.
+ */
+int lo_git_head_at(const lo_git *g, time_t when, char **commit, char **branch);
+
+/* A commit that removed the last mention of a name from some files. */
+typedef struct lo_git_drop {
+	char *commit;  /* full id, owned; NULL when no commit did */
+	char *summary; /* the first line of its message, owned */
+	char **paths;  /* the files it dropped the name from, relative to the work tree, owned */
+	size_t path_count;
+} lo_git_drop;
+
+/*
+ * The newest commit of `from`..`to` (reachable from `to`, not from `from`)
+ * whose change, against its first parent, takes `needle` out of a file: a
+ * file deleted or renamed whose path held it, or whose old contents
+ * mention it and new ones do not. At most LO_GIT_MAX_WALK commits are
+ * looked at, newest first. out->commit NULL when none did.
+ */
+#define LO_GIT_MAX_WALK 2000
+int lo_git_dropped(const lo_git *g, const char *from, const char *to, const char *needle,
+		   lo_git_drop *out);
+void lo_git_drop_dispose(lo_git_drop *d);
 
 #endif

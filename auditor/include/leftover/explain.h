@@ -1,0 +1,76 @@
+/*
+ * explain.h - one file's case on one screen, for `leftover explain`.
+ *
+ * A user meets a stale module as an error message ("ImportError:
+ * /b/_m.so: undefined symbol: foo"), not as a path; lo_explain_message_path
+ * finds the file such a message is about. lo_explain_records gathers what
+ * the records say of that file: whether the current build still produces
+ * it (buildsys.h), the rule that names it (rules.h), and where its tree
+ * came from (git.h: the commit it was built at, by the last scan's state
+ * or else by git's reflog, and the commit that dropped it).
+ * lo_explain_write_summary then writes the verdict first and the rest in
+ * a bounded number of lines, whatever the size of the libraries involved:
+ * the full trace of every binding stays the CLI's --verbose.
+ */
+#ifndef LEFTOVER_EXPLAIN_H
+#define LEFTOVER_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "leftover/buf.h"
+#include "leftover/buildsys.h"
+#include "leftover/git.h"
+#include "leftover/resolve.h"
+#include "leftover/scan.h"
+
+/*
+ * The file a loader's error message is about, as written in it (owned; a
+ * relative path stays relative), or NULL when the message names no file
+ * that exists: the object named by "(required by X)", else the path before
+ * a dlerror() phrase (": undefined symbol:", ": cannot open shared object
+ * file", ...), with any "ImportError: "-like prefix taken off, else the
+ * first word that names an existing file. *symbol: the symbol of an
+ * "undefined symbol: S" message, owned, else NULL.
+ */
+char *lo_explain_message_path(const char *message, char **symbol);
+
+typedef struct lo_explain {
+	char *build_dir;          /* the nearest ancestor with a CMakeCache.txt, or NULL */
+	char *relpath;            /* the file relative to build_dir, or NULL */
+	lo_orphan_verdict orphan; /* .orphan -1 when no build system says */
+	char *rule_name, *rule_reason; /* the [rule] naming the file in its states, or NULL */
+	char *rules_error;        /* why the rules could not be read, or NULL */
+	char *source;             /* CMAKE_HOME_DIRECTORY */
+	char *head, *head_branch; /* the source's HEAD now; NULL without git */
+	char *built, *built_branch; /* the other commit the tree was built at, or NULL */
+	const char *built_by;     /* "the last scan" or "git's reflog" */
+	char *name;               /* the target name looked for in the history */
+	char **changed;           /* files changed built..head mentioning name, owned */
+	size_t changed_count;
+	lo_git_drop drop;         /* the commit that dropped the name */
+} lo_explain;
+
+/*
+ * What the records say of the file at `abs` (absolute), which `loads` or
+ * not. Every part is optional: a file outside a CMake tree, or a tree
+ * without git, gets what can be known. Returns 0 with *out set.
+ */
+int lo_explain_records(lo_explain **out, const char *abs, bool loads);
+void lo_explain_free(lo_explain *x);
+
+/* How many needs and searched objects the summary lists before "and N more". */
+#define LO_EXPLAIN_LIST_MAX 5
+
+/*
+ * The summary of `load` (made with LO_LOAD_TRACE) of `abs` from `host`,
+ * with records `x` (may be NULL): the verdict, why it would not load and
+ * who was searched, whether the build still produces it and on what
+ * evidence, the rule's sentence, the commit and files that dropped it, and
+ * the command that moves it aside. `symbol`, from the user's message, is
+ * marked where the summary names it. At most about 35 lines.
+ */
+void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
+			      const lo_load *load, const lo_explain *x, const char *symbol);
+
+#endif

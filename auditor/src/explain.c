@@ -1,0 +1,420 @@
+/*
+ * explain.c - from an error message to a one-screen answer (see explain.h).
+ *
+ * The summary is built for the moment a developer meets the failure: the
+ * verdict on its first lines, then each part in a fixed number of lines.
+ * Lists (unmet needs, objects searched, files changed) stop at
+ * LO_EXPLAIN_LIST_MAX with a count of the rest, so a module linked against
+ * libraries with a hundred thousand symbols reads as one linked against
+ * one. It owns no judgement of its own: loading is resolve.c's, orphans
+ * buildsys.c's, rules rules.c's, history git.c's; this file only asks them
+ * about one file and words the answers.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "leftover/error.h"
+#include "leftover/explain.h"
+#include "leftover/report.h"
+#include "leftover/rules.h"
+
+/* What glibc's dlerror() puts after the object's path, for each failure. */
+static const char *const dlerror_phrases[] = {
+	": undefined symbol: ",
+	": cannot open shared object file",
+	": version `",
+	": wrong ELF class",
+	": invalid ELF header",
+	": file too short",
+	": cannot enable executable stack",
+	": cannot restore segment prot",
+	": ELF load command",
+	": cannot map zero-fill pages",
+};
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return *path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * The path ending at `end` on a line starting at `line`: after the last
+ * "Error: " / "error: " (Python's "ImportError: ", "OSError: ", dlopen's
+ * "dlopen failed: "), else the whole; shortened from the left word by word
+ * until it names a file, so a path with spaces survives. Owned or NULL.
+ */
+static char *path_before(const char *line, const char *end)
+{
+	const char *start = line, *p;
+
+	for (p = line; p + 7 <= end; p++)
+		if (!strncmp(p, "Error: ", 7) || !strncmp(p, "error: ", 7) || !strncmp(p, "failed: ", 8))
+			start = p + (p[0] == 'f' ? 8 : 7);
+	for (p = start; p < end; p++) {
+		char *path;
+
+		if (p != start && p[-1] != ' ' && p[-1] != '\'' && p[-1] != '"')
+			continue;
+		path = lo_xstrndup(p, (size_t)(end - p));
+		if (is_file(path))
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
+/* A word of the message that names an existing file, trimmed of punctuation. */
+static char *file_word(const char *msg, const char *after)
+{
+	const char *p = after ? strstr(msg, after) : msg;
+
+	if (!p)
+		return NULL;
+	p += after ? strlen(after) : 0;
+	while (*p) {
+		size_t n;
+		char *w;
+
+		p += strspn(p, " \t\n\"'(`");
+		n = strcspn(p, " \t\n");
+		while (n && strchr(":,;)'\"`", p[n - 1]))
+			n--;
+		w = lo_xstrndup(p, n);
+		if ((strchr(w, '/') || strstr(w, ".so")) && is_file(w))
+			return w;
+		free(w);
+		if (after)
+			return NULL; /* only the word right after */
+		p += strcspn(p, " \t\n");
+	}
+	return NULL;
+}
+
+static char *phrase_path(const char *msg)
+{
+	const char *line = msg;
+
+	while (*line) {
+		const char *eol = line + strcspn(line, "\n");
+		size_t i;
+
+		for (i = 0; i < sizeof(dlerror_phrases) / sizeof(*dlerror_phrases); i++) {
+			const char *hit = strstr(line, dlerror_phrases[i]);
+			char *path;
+
+			if (hit && hit < eol && (path = path_before(line, hit)))
+				return path;
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return NULL;
+}
+
+char *lo_explain_message_path(const char *message, char **symbol)
+{
+	const char *u = strstr(message, ": undefined symbol: ");
+	char *path;
+
+	*symbol = NULL;
+	if (u) {
+		u += strlen(": undefined symbol: ");
+		*symbol = lo_xstrndup(u, strcspn(u, " \t\n,;'\""));
+		if (!**symbol) {
+			free(*symbol);
+			*symbol = NULL;
+		}
+	}
+	/* "X: version `V' not found (required by Y)": Y has the need */
+	if ((path = file_word(message, "(required by ")))
+		return path;
+	if ((path = phrase_path(message)))
+		return path;
+	return file_word(message, NULL);
+}
+
+void lo_explain_free(lo_explain *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; i < x->changed_count; i++)
+		free(x->changed[i]);
+	free(x->changed);
+	lo_git_drop_dispose(&x->drop);
+	free(x->build_dir);
+	free(x->relpath);
+	free(x->rule_name);
+	free(x->rule_reason);
+	free(x->rules_error);
+	free(x->source);
+	free(x->head);
+	free(x->head_branch);
+	free(x->built);
+	free(x->built_branch);
+	free(x->name);
+	free(x);
+}
+
+/* "_mlirRegisterEverything" for _mlirRegisterEverything.cpython-311-...so, "foo" for libfoo.so.1. */
+static char *target_name(const char *abs)
+{
+	const char *base = strrchr(abs, '/') + 1;
+
+	if (!strncmp(base, "lib", 3) && base[3] && base[3] != '.')
+		base += 3;
+	return lo_xstrndup(base, strcspn(base, "."));
+}
+
+/* The rule for the file in the states the build system and the loader give it. */
+static void find_rule(lo_explain *x, bool loads)
+{
+	lo_rules *rules = NULL;
+	const lo_rule *ru;
+	unsigned on = 0;
+
+	if (x->orphan.orphan == 1)
+		on |= LO_RULES_ON_STALE | LO_RULES_ON_ORPHAN;
+	else if (!loads)
+		on |= LO_RULES_ON_BROKEN;
+	if (!on)
+		return;
+	if (lo_rules_load_tree(&rules, x->build_dir, NULL, 0) < 0) {
+		x->rules_error = lo_xstrdup(lo_error_last());
+		return;
+	}
+	if ((ru = lo_rules_rule_for(rules, x->relpath, on))) {
+		x->rule_name = lo_xstrdup(ru->name);
+		x->rule_reason = ru->reason ? lo_xstrdup(ru->reason) : NULL;
+	}
+	lo_rules_free(rules);
+}
+
+/*
+ * The source's history around the file: HEAD now; the commit the tree was
+ * built at, by the last scan's record or else by the reflog at the time the
+ * file was written; what changed since and which commit dropped the file's
+ * target. A file that needs nothing of this (same commit) gets nothing.
+ */
+static void find_history(lo_explain *x, const char *abs)
+{
+	lo_git *g = NULL;
+	struct stat st;
+
+	if (lo_git_open(&g, x->source) < 0 || !g || !*lo_git_commit(g))
+		goto out;
+	x->head = lo_xstrdup(lo_git_commit(g));
+	x->head_branch = lo_xstrdup(lo_git_branch(g));
+	if ((x->built = lo_scan_built_at(x->build_dir, x->head, &x->built_branch))) {
+		x->built_by = "the last scan";
+	} else if (stat(abs, &st) == 0 &&
+		   lo_git_head_at(g, st.st_mtime, &x->built, &x->built_branch) == 0 && x->built) {
+		x->built_by = "git's reflog";
+	}
+	if (!x->built || !strcmp(x->built, x->head)) {
+		free(x->built);
+		free(x->built_branch);
+		x->built = x->built_branch = NULL;
+		goto out;
+	}
+	x->name = target_name(abs);
+	if (!*x->name ||
+	    lo_git_changed_mentioning(g, x->built, x->head, x->name, &x->changed, &x->changed_count) < 0)
+		goto out;
+	lo_git_dropped(g, x->built, x->head, x->name, &x->drop);
+out:
+	lo_git_free(g);
+}
+
+int lo_explain_records(lo_explain **out, const char *abs, bool loads)
+{
+	lo_explain *x = lo_xcalloc(1, sizeof(*x));
+	char *dir = lo_xstrdup(abs), *slash;
+	lo_buildsys *bs = NULL;
+
+	x->orphan.orphan = -1;
+	*out = x;
+	/* the nearest directory above the file with a CMakeCache.txt */
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if ((x->source = lo_buildsys_cache_value(dir, "CMAKE_HOME_DIRECTORY")))
+			break;
+	}
+	if (!x->source) {
+		free(dir);
+		return 0;
+	}
+	x->build_dir = dir;
+	x->relpath = lo_xstrdup(abs + strlen(dir) + 1);
+	if (lo_buildsys_open(&bs, dir, 0) == 0 && bs)
+		lo_buildsys_judge(bs, x->relpath, &x->orphan);
+	lo_buildsys_free(bs);
+	find_rule(x, loads);
+	find_history(x, abs);
+	return 0;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* "and 3 more" after a list cut at LO_EXPLAIN_LIST_MAX. */
+static void write_more(lo_buf *out, size_t total, const char *what)
+{
+	if (total > LO_EXPLAIN_LIST_MAX)
+		lo_buf_printf(out, "    and %zu more %s (--verbose lists them)\n",
+			      total - LO_EXPLAIN_LIST_MAX, what);
+}
+
+static void write_need(lo_buf *out, const lo_problem *p, const char *symbol)
+{
+	const char *nl = p->detail ? strchr(p->detail, '\n') : NULL;
+	int dlen = p->detail ? (nl ? (int)(nl - p->detail) : (int)strlen(p->detail)) : 0;
+	const char *by = p->object ? base_of(p->object) : "?";
+
+	if (p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol) {
+		char *sym = lo_report_demangle(p->symbol);
+
+		lo_buf_printf(out, "  undefined symbol %s%s%s, needed by %s%s\n", sym,
+			      p->version ? "@" : "", p->version ? p->version : "", by,
+			      symbol && !strcmp(symbol, p->symbol) ? " (the one in your message)" : "");
+		free(sym);
+	} else if (p->kind == LO_PROBLEM_MISSING_VERSION) {
+		lo_buf_printf(out, "  version %s of %s not found, needed by %s\n",
+			      p->version ? p->version : "?", p->library ? p->library : "?", by);
+	} else if (p->kind == LO_PROBLEM_MISSING_LIBRARY) {
+		lo_buf_printf(out, "  library %s not found, needed by %s\n",
+			      p->library ? p->library : "?", by);
+	} else {
+		lo_buf_printf(out, "  %s: %.*s\n", lo_problem_kind_str(p->kind), dlen,
+			      p->detail ? p->detail : "");
+	}
+}
+
+/* Who the loader searched: the host's scope first, then each object it mapped. */
+static void write_searched(lo_buf *out, const char *host, const lo_load *load)
+{
+	size_t i, shown = 0, total = 0;
+
+	lo_buf_printf(out, "  searched: %s and the libraries it had loaded, then:\n", host);
+	for (i = 0; i < lo_load_object_count(load); i++) {
+		const lo_trace_object *o = lo_load_object_at(load, i);
+		size_t tried = 0;
+		const char *t;
+
+		if (o->depth == 0)
+			continue;
+		if (++total > LO_EXPLAIN_LIST_MAX)
+			continue;
+		shown++;
+		if (!o->path) {
+			for (t = o->tried; t && *t; t += strcspn(t, "\n") + (t[strcspn(t, "\n")] ? 1 : 0))
+				tried++;
+			lo_buf_printf(out, "    %s: not found (%zu paths tried)\n", o->name, tried);
+		} else {
+			lo_buf_printf(out, "    %s => %s (%s%s%s)\n", o->name, o->path,
+				      lo_found_via_str(o->via), o->via_detail ? " " : "",
+				      o->via_detail ? o->via_detail : "");
+		}
+	}
+	if (!shown)
+		lo_buf_puts(out, "    (no other library)\n");
+	write_more(out, total, "libraries");
+}
+
+static void write_load(lo_buf *out, const char *host, const lo_load *load, const char *symbol)
+{
+	size_t i, n = lo_load_problem_count(load);
+
+	if (lo_load_ok(load)) {
+		lo_buf_puts(out, "result: would load\n");
+		return;
+	}
+	lo_buf_puts(out, "result: would not load\n");
+	for (i = 0; i < n && i < LO_EXPLAIN_LIST_MAX; i++)
+		write_need(out, lo_load_problem_at(load, i), symbol);
+	write_more(out, n, "unmet needs");
+	write_searched(out, host, load);
+}
+
+static void write_records(lo_buf *out, const lo_explain *x)
+{
+	if (x->orphan.orphan == 1)
+		lo_buf_printf(out, "still built: no (evidence %s: %s)\n",
+			      lo_orphan_evidence_str(x->orphan.evidence), x->orphan.detail);
+	else if (x->orphan.orphan == 0)
+		lo_buf_puts(out, "still built: yes, a target of the current build produces it\n");
+	else if (x->build_dir)
+		lo_buf_puts(out, "still built: unknown, no build record names this file\n");
+	else
+		lo_buf_puts(out, "still built: unknown, the file is not in a CMake build tree\n");
+	if (x->rule_name)
+		lo_buf_printf(out, "rule %s: %s\n", x->rule_name,
+			      x->rule_reason ? x->rule_reason : "(no reason given)");
+	if (x->rules_error)
+		lo_buf_printf(out, "rules: %s\n", x->rules_error);
+}
+
+static void write_paths(lo_buf *out, const char *source, char *const *paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < LO_EXPLAIN_LIST_MAX; i++)
+		lo_buf_printf(out, "  %s/%s\n", source, paths[i]);
+	if (!n)
+		lo_buf_puts(out, "  (nothing)\n");
+	write_more(out, n, "files");
+}
+
+static void write_history(lo_buf *out, const lo_explain *x)
+{
+	const char *was = x->built_branch && *x->built_branch ? x->built_branch : "(detached)";
+
+	if (!x->built)
+		return;
+	lo_buf_printf(out, "built at branch %s (%.7s), by %s; now on branch %s (%.7s)\n", was,
+		      x->built, x->built_by, *x->head_branch ? x->head_branch : "(detached)", x->head);
+	if (x->drop.commit) {
+		lo_buf_printf(out, "dropped by commit %.7s \"%s\", in:\n", x->drop.commit, x->drop.summary);
+		write_paths(out, x->source, x->drop.paths, x->drop.path_count);
+	}
+	if (x->name) {
+		lo_buf_printf(out, "changed since branch %s (%.7s), mentioning %s:\n", was, x->built,
+			      x->name);
+		write_paths(out, x->source, x->changed, x->changed_count);
+	}
+}
+
+void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
+			      const lo_load *load, const lo_explain *x, const char *symbol)
+{
+	int orphan = x ? x->orphan.orphan : -1;
+	bool loads = lo_load_ok(load);
+	const char *dir = x && x->build_dir ? x->build_dir : NULL;
+
+	lo_buf_printf(out, "%s\n", abs);
+	lo_buf_printf(out, "verdict: %s: it would %sload, and %s\n",
+		      orphan == 1 ? "stale" : loads ? "ok" : "broken", loads ? "" : "not ",
+		      orphan == 1   ? "the current build no longer produces it"
+		      : orphan == 0 ? "the current build still produces it"
+				    : "no build record says whether the current build produces it");
+	lo_buf_printf(out, "  kind: %s\n  host: %s\n", lo_kind_str(kind), host);
+	write_load(out, host, load, symbol);
+	if (x) {
+		write_records(out, x);
+		write_history(out, x);
+	}
+	if (orphan == 1 && dir)
+		lo_buf_printf(out, "to move it aside: leftover clean %s (undo: leftover restore %s)\n",
+			      dir, dir);
+	else if (!loads && dir)
+		lo_buf_printf(out, "to move it aside: leftover clean --broken %s (undo: leftover "
+			      "restore %s)\n", dir, dir);
+}
