@@ -1,4 +1,4 @@
-"""`leftover explain FILE`: the loader's work for one file, as a person reads it.
+"""`leftover explain --verbose FILE`: the loader's work for one file, step by step.
 
 On the two-branch tree (branch-a built, branch-b rebuilt over it): the
 stale module's explanation names where libMLIRCAPI.so was found and how
@@ -33,7 +33,7 @@ def build():
 
 def test_stale_module_explained():
     b = build()
-    p = lotest.leftover("explain", b / STALE)
+    p = lotest.leftover("explain", "--verbose", b / STALE)
     assert p.returncode == 1, (p.stdout, p.stderr)
     out = p.stdout
     capi = str((b / PKG / "libMLIRCAPI.so").resolve())
@@ -62,7 +62,7 @@ def test_missing_library_lists_paths_tried():
     lotest.cc(d / "libuser.so", "int gone(void); int user(void){return gone();}",
               "-L", d / "lib", "-lgone", "-Wl,-rpath,$ORIGIN/lib")
     (d / "lib" / "libgone.so").unlink()
-    p = lotest.leftover("explain", d / "libuser.so")
+    p = lotest.leftover("explain", "--verbose", d / "libuser.so")
     assert p.returncode == 1, (p.stdout, p.stderr)
     assert "libgone.so => not found" in p.stdout, p.stdout
     assert "tried %s/lib/libgone.so" % d.resolve() in p.stdout, p.stdout

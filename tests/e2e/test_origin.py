@@ -8,6 +8,7 @@ line saying so and everything else works.
 """
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import lotest
@@ -42,6 +43,37 @@ def test_branch_switch_is_named():
     changed = e.stdout.split("mentioning _mlirRegisterEverything:")[1].split()
     assert str(src.resolve() / "CMakeLists.txt") in changed, changed
     assert str(src.resolve() / "python" / "_mlirRegisterEverything.c") in changed, changed
+
+
+def test_branch_switch_is_named_on_the_first_scan():
+    """No scan saw the tree on branch-a: git's reflog says where HEAD was
+    when the tree's oldest file was written."""
+    src, build = make_repo("origin-first-scan")
+    # The reflog has seconds: make-repo.sh's last checkout must be in an
+    # earlier second than the build's first file, as it is for a person.
+    time.sleep(1.1)
+    lotest.cmake_build(src, build)
+    lotest.git(src, "checkout", "-q", "branch-b")
+    lotest.cmake_build(src, build)
+    assert not (build / ".leftover").exists()
+    p = lotest.leftover("scan", build)
+    assert p.returncode == 1, p
+    a = lotest.git(src, "rev-parse", "branch-a").strip()
+    b = lotest.git(src, "rev-parse", "branch-b").strip()
+    line = "built at branch branch-a (%s), now on branch branch-b (%s)" % (a[:7], b[:7])
+    assert line in p.stdout, p.stdout
+    # the record keeps it, so the note outlives the files that showed it
+    assert lotest.leftover("clean", build).returncode == 0
+    again = lotest.scan(build)
+    assert again.rc == 0 and any(line in n for n in again.doc["notes"]), again
+
+
+def test_a_tree_built_on_its_branch_has_no_switch_note():
+    src, build = make_repo("origin-first-scan-same")
+    time.sleep(1.1)
+    lotest.cmake_build(src, build)
+    r = lotest.scan(build)
+    assert r.rc == 0 and not [n for n in r.doc["notes"] if "built at branch" in n], r
 
 
 def test_committed_library_in_an_in_source_build_is_tracked_and_kept():
