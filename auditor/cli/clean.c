@@ -49,6 +49,7 @@ static const char usage_text[] =
 	LO_CLI_TREE_OPTS_HELP
 	"  --purge-quarantine     remove quarantine sets instead (all, or --older-than DAYS)\n"
 	"  -v, --verbose          list every file acted on\n"
+	"  -q, --quiet            print nothing when there is nothing to clean\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Ctrl-C (or SIGTERM) stops between two files, or gives up --wait; what moved\n"
@@ -76,7 +77,7 @@ static const char *plural(size_t n)
 
 /* One line per file acted on (all of them with --verbose or --dry-run), then the summary. */
 static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
-		       const lo_clean_opts *opts, const char *dir, bool verbose)
+		       const lo_clean_opts *opts, const char *dir, bool verbose, bool quiet)
 {
 	size_t i, left = 0, moved = 0, removed = 0, planned = 0;
 	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
@@ -119,7 +120,7 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 		}
 		free(path);
 	}
-	if (opts->dry_run) {
+	if (opts->dry_run && (planned || !quiet)) {
 		human_size(size, sizeof(size), planned_bytes);
 		fprintf(out, "dry run: would clean %zu file%s (%s); nothing changed\n", planned,
 			plural(planned), size);
@@ -133,7 +134,7 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 		human_size(size, sizeof(size), removed_bytes);
 		fprintf(out, "deleted %zu file%s (%s)\n", removed, plural(removed), size);
 	}
-	if (!opts->dry_run && !cr->done && !cr->failed && !cr->interrupted)
+	if (!opts->dry_run && !cr->done && !cr->failed && !cr->interrupted && !quiet)
 		fputs("nothing to clean\n", out);
 	if (cr->failed)
 		fprintf(out, "%zu file%s could not be cleaned (see above)\n", cr->failed,
@@ -264,6 +265,7 @@ int lo_cmd_clean(int argc, char **argv)
 		{ "purge-quarantine", no_argument, NULL, 'P' },
 		{ "older-than", required_argument, NULL, 'O' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,14 +277,14 @@ int lo_cmd_clean(int argc, char **argv)
 	char *end;
 	const char *junit = NULL, *sarif = NULL, *gha;
 	size_t i;
-	bool verbose = false, do_purge = false, progress;
+	bool verbose = false, quiet = false, do_purge = false, progress;
 	lo_cli_format fmt = LO_CLI_FORMAT_TEXT;
 	enum fail_on fail_on = FAIL_RULES;
 	double days = 0;
 	int c, rc = LO_EXIT_ERROR;
 
 	memset(&copts, 0, sizeof(copts));
-	lo_cli_scan_opts_init(&so, "clean", LO_CLI_LOAD_OPTS | LO_CLI_TREE_OPTS, "nvh", longopts);
+	lo_cli_scan_opts_init(&so, "clean", LO_CLI_LOAD_OPTS | LO_CLI_TREE_OPTS, "nvqh", longopts);
 	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
 		switch (c) {
 		case 'b': copts.broken = true; break;
@@ -316,6 +318,7 @@ int lo_cmd_clean(int argc, char **argv)
 			}
 			break;
 		case 'v': verbose = true; break;
+		case 'q': quiet = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			rc = LO_EXIT_CLEAN;
@@ -351,7 +354,7 @@ int lo_cmd_clean(int argc, char **argv)
 	}
 	copts.lock = lock;
 	lo_cli_catch_stop(false);
-	progress = isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT;
+	progress = isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet;
 	if (progress)
 		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
 	lo_clean_mark_scan(&copts.scan_began);
@@ -369,7 +372,8 @@ int lo_cmd_clean(int argc, char **argv)
 		goto out;
 	}
 	switch (fmt) {
-	case LO_CLI_FORMAT_TEXT: write_text(stdout, res, cr, &copts, argv[optind], verbose); break;
+	case LO_CLI_FORMAT_TEXT: write_text(stdout, res, cr, &copts, argv[optind], verbose, quiet);
+		break;
 	case LO_CLI_FORMAT_JSON: write_json(stdout, cr, &copts); break;
 	case LO_CLI_FORMAT_JUNIT: lo_report_write_junit(stdout, res, cr); break;
 	case LO_CLI_FORMAT_SARIF: lo_report_write_sarif(stdout, res, cr); break;
