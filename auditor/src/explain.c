@@ -317,7 +317,7 @@ static void write_searched(lo_buf *out, const char *host, const lo_load *load)
 		if (!o->path) {
 			for (t = o->tried; t && *t; t += strcspn(t, "\n") + (t[strcspn(t, "\n")] ? 1 : 0))
 				tried++;
-			lo_buf_printf(out, "    %s: not found (%zu paths tried)\n", o->name, tried);
+			lo_buf_printf(out, "    %s => not found (%zu paths tried)\n", o->name, tried);
 		} else {
 			lo_buf_printf(out, "    %s => %s (%s%s%s)\n", o->name, o->path,
 				      lo_found_via_str(o->via), o->via_detail ? " " : "",

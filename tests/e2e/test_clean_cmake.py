@@ -92,7 +92,9 @@ def test_install_find_package_and_deb():
     for rel in ("bin/leftover", "share/man/man1/leftover.1", "share/leftover/rules/default.rules",
                 "share/cmake/Leftover/LeftoverConfig.cmake",
                 "share/cmake/Leftover/LeftoverConfigVersion.cmake",
-                "share/bash-completion/completions/leftover"):
+                "share/bash-completion/completions/leftover",
+                "lib/python3/dist-packages/pytest_leftover.py",
+                "lib/python3/dist-packages/pytest_leftover-0.1.0.dist-info/entry_points.txt"):
         assert (prefix / rel).exists(), rel
     page = prefix / "share/man/man1/leftover.1"
     assert page.read_text().startswith(".\\\" leftover(1)") and ".TH LEFTOVER 1" in page.read_text()
@@ -131,7 +133,8 @@ def test_install_find_package_and_deb():
     assert len(debs) == 1, list(out.iterdir())
     listing = lotest.run(["dpkg-deb", "-c", debs[0]]).stdout
     for rel in ("bin/leftover", "man1/leftover.1", "cmake/Leftover/LeftoverConfig.cmake",
-                "completions/leftover", "leftover/rules/default.rules"):
+                "completions/leftover", "leftover/rules/default.rules",
+                "python3/dist-packages/pytest_leftover.py", "dist-info/entry_points.txt"):
         assert rel in listing, (rel, listing)
     info = lotest.run(["dpkg-deb", "-f", debs[0], "Depends"]).stdout
     assert "libgit2" in info and "libelf" in info, info

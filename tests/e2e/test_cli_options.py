@@ -35,7 +35,7 @@ def test_library_path_in_each_command():
 
     r = lotest.leftover("explain", d / "libneed.so")
     assert r.returncode == 1 and "libf.so => not found" in r.stdout, r
-    r = lotest.leftover("explain", *llp, d / "libneed.so")
+    r = lotest.leftover("explain", "--verbose", *llp, d / "libneed.so")
     assert r.returncode == 0 and "libf.so => %s" % (d / "lib" / "libf.so") in r.stdout, r
 
 
