@@ -1,7 +1,7 @@
 """mlir.rules on the two-branch fixture: the finding carries the reason text.
 
 A build dir reused from branch-a for branch-b keeps _mlirRegisterEverything
-(fixtures/twobranch/); mlir.rules says why such a file breaks every import
+(fixtures/twobranch/); mlir.rules says what such a file does to an import
 of the package, and that sentence must reach the user with the finding, in
 JSON (a reason of kind "rule") and in the text report. Files the rule
 matches that load are not given the sentence, and without mlir.rules it is
