@@ -298,7 +298,22 @@ static void write_need(lo_buf *out, const lo_problem *p, const char *symbol)
 	}
 }
 
-/* Who the loader searched: the host's scope first, then each object it mapped. */
+/* Was the object at index i (libc.so.6, needed by several) found at the same path before? */
+static bool listed_before(const lo_load *load, size_t i)
+{
+	const lo_trace_object *o = lo_load_object_at(load, i);
+	size_t j;
+
+	for (j = 0; o->path && j < i; j++) {
+		const lo_trace_object *p = lo_load_object_at(load, j);
+
+		if (p->depth && p->path && !strcmp(p->path, o->path))
+			return true;
+	}
+	return false;
+}
+
+/* Who the loader searched: the host's scope first, then each object it mapped, once each. */
 static void write_searched(lo_buf *out, const char *host, const lo_load *load)
 {
 	size_t i, shown = 0, total = 0;
@@ -309,7 +324,7 @@ static void write_searched(lo_buf *out, const char *host, const lo_load *load)
 		size_t tried = 0;
 		const char *t;
 
-		if (o->depth == 0)
+		if (o->depth == 0 || listed_before(load, i))
 			continue;
 		if (++total > LO_EXPLAIN_LIST_MAX)
 			continue;
