@@ -2,7 +2,8 @@
  * test_git.c - what the git module says of a real repository that the
  * test makes with git itself: HEAD's commit and branch (detached, unborn),
  * a dirty work tree (and an ignored file that is not dirt), and which
- * files are tracked, by absolute path, including one only staged.
+ * files are tracked, by absolute path, including one only staged; where
+ * HEAD was at a given time by the reflog, and which commit dropped a name.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -161,6 +163,87 @@ static void test_no_repository(void **state)
 	lo_git_free(NULL);
 }
 
+static void rev_parse(const char *ref, char out[64])
+{
+	char cmd[PATH_MAX + 128];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse '%s'", repo, ref);
+	assert_non_null(p = popen(cmd, "r"));
+	assert_non_null(fgets(out, 64, p));
+	pclose(p);
+	out[strcspn(out, "\n")] = '\0';
+}
+
+/* Reflog times set by GIT_COMMITTER_DATE: a checkout to feat at t, a commit at t+100, back at t+200. */
+static void test_head_at_by_reflog(void **state)
+{
+	long t = (long)time(NULL) + 1000;
+	char one[64], two[64], *commit, *branch;
+	lo_git *g;
+
+	sh("cd '%1$s' && GIT_COMMITTER_DATE='@%2$ld +0000' " GIT " checkout -q -b feat && "
+	   "GIT_COMMITTER_DATE='@%3$ld +0000' " GIT " commit -q --allow-empty -m two && "
+	   "GIT_COMMITTER_DATE='@%4$ld +0000' " GIT " checkout -q main",
+	   repo, t, t + 100, t + 200);
+	rev_parse("main", one);
+	rev_parse("feat", two);
+	g = open_at("");
+	/* after the commit on feat, before going back */
+	assert_int_equal(lo_git_head_at(g, t + 150, &commit, &branch), 0);
+	assert_string_equal(commit, two);
+	assert_string_equal(branch, "feat");
+	free(commit);
+	free(branch);
+	/* an entry in the same second counts as after: at t+100, HEAD was still at one on feat */
+	assert_int_equal(lo_git_head_at(g, t + 100, &commit, &branch), 0);
+	assert_string_equal(commit, one);
+	assert_string_equal(branch, "feat");
+	free(commit);
+	free(branch);
+	/* before the first checkout: the initial commit, no checkout names its branch */
+	assert_int_equal(lo_git_head_at(g, t, &commit, &branch), 0);
+	assert_string_equal(commit, one);
+	assert_null(branch);
+	free(commit);
+	/* before the reflog begins */
+	assert_int_equal(lo_git_head_at(g, 1, &commit, &branch), 0);
+	assert_null(commit);
+	assert_null(branch);
+	lo_git_free(g);
+}
+
+/* The commit that removed the last mention: not the one that added it, nor a later edit elsewhere. */
+static void test_dropped(void **state)
+{
+	char base[64], drop[64];
+	lo_git_drop d;
+	lo_git *g;
+
+	sh("cd '%s' && " GIT " checkout -q -b trim && echo 'frobnicate();' > src/f.c && "
+	   "echo 'add(frobnicate)' > build.txt && " GIT " add -A && " GIT " commit -q -m 'add f' && "
+	   GIT " rm -q src/f.c && echo 'add(other)' > build.txt && " GIT " commit -q -am 'drop f' && "
+	   "echo 'int c;' > src/c.c && " GIT " add -A && " GIT " commit -q -m 'unrelated'",
+	   repo);
+	rev_parse("main", base);
+	rev_parse("trim~1", drop);
+	g = open_at("");
+	assert_int_equal(lo_git_dropped(g, base, lo_git_commit(g), "frobnicate", &d), 0);
+	assert_non_null(d.commit);
+	assert_string_equal(d.commit, drop);
+	assert_string_equal(d.summary, "drop f");
+	assert_int_equal(d.path_count, 2);
+	assert_string_equal(d.paths[0], "build.txt");
+	assert_string_equal(d.paths[1], "src/f.c");
+	lo_git_drop_dispose(&d);
+	/* a name nothing dropped */
+	assert_int_equal(lo_git_dropped(g, base, lo_git_commit(g), "int c", &d), 0);
+	assert_null(d.commit);
+	assert_int_equal(d.path_count, 0);
+	lo_git_drop_dispose(&d);
+	lo_git_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +252,8 @@ int main(void)
 		cmocka_unit_test_setup(test_tracks, setup),
 		cmocka_unit_test_setup(test_unborn, setup),
 		cmocka_unit_test_setup(test_no_repository, setup),
+		cmocka_unit_test_setup(test_head_at_by_reflog, setup),
+		cmocka_unit_test_setup(test_dropped, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
