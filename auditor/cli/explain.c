@@ -4,6 +4,7 @@
  * explain.h (verdict, unmet needs, records, history); with --verbose each
  * step, like `ldd -r -v` and `libtree` together, then the same records.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -135,15 +136,19 @@ int lo_cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	/* a path, or the error message a path is in */
-	if (!(abs = realpath(argv[optind], NULL)) &&
-	    (!(named = lo_explain_message_path(argv[optind], &symbol)) ||
-	     !(abs = realpath(named, NULL)))) {
-		if (strchr(argv[optind], ' ') || strchr(argv[optind], ':'))
-			lo_cli_error("explain: the message names no file that exists here: '%s'",
-				     argv[optind]);
-		else
-			lo_cli_error("explain: cannot open '%s': %m", argv[optind]);
-		goto out;
+	if (!(abs = realpath(argv[optind], NULL))) {
+		int why = errno;
+
+		if (!(named = lo_explain_message_path(argv[optind], &symbol)) ||
+		    !(abs = realpath(named, NULL))) {
+			if (strchr(argv[optind], ' ') || strchr(argv[optind], ':'))
+				lo_cli_error("explain: the message names no file that exists here: "
+					     "'%s'", argv[optind]);
+			else
+				lo_cli_error("explain: cannot open '%s': %s", argv[optind],
+					     strerror(why));
+			goto out;
+		}
 	}
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.library_path = so.scan.library_path;
