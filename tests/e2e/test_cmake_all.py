@@ -2,7 +2,8 @@
 
 The two-branch fixture wrapped in a project that calls
 leftover_add_audit(audit ALL CLEAN) before its targets exist, with a
-library in a directory added after the call and one left out of `all`.
+library in a directory added after the call, one left out of `all` and a
+custom target without ALL.
 For each generator: building only the audit target builds every target of
 `all` first (the late one too, the excluded one not); a build on branch-a
 prints nothing from leftover; after the switch to branch-b, the plain
@@ -25,6 +26,8 @@ add_subdirectory({src} fixture)
 add_subdirectory(late)
 add_library(excluded SHARED late/late.c)
 set_target_properties(excluded PROPERTIES EXCLUDE_FROM_ALL ON)
+# a custom target without ALL is not part of the default build either
+add_custom_target(docs COMMAND ${{CMAKE_COMMAND}} -E touch ${{CMAKE_BINARY_DIR}}/docs-ran)
 # Multi-config generators put each configuration in a subdirectory of an
 # output directory; the package needs its modules next to __init__.py.
 foreach(t MLIRCAPI _mlir _mlirRegisterEverything)
@@ -71,6 +74,7 @@ def audit_at_the_end(generator):
     assert list(build.rglob("liblate.so")), "the audit did not wait for the late target"
     assert list(build.rglob(MODULE)), "the audit did not wait for the fixture's modules"
     assert not list(build.rglob("libexcluded.so")), "the audit pulled in an EXCLUDE_FROM_ALL target"
+    assert not (build / "docs-ran").exists(), "the audit pulled in a custom target without ALL"
 
     first = build_all(build)
     assert quiet(first.stdout + first.stderr), first.stdout + first.stderr
