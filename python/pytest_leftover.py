@@ -52,10 +52,12 @@ def _program(config):
     given = config.getoption("leftover_program")
     if given:
         return given
-    # PREFIX/lib/python3/dist-packages/pytest_leftover.py -> PREFIX/bin/leftover
-    beside = Path(__file__).resolve().parents[3] / "bin" / "leftover"
-    if os.access(beside, os.X_OK):
-        return str(beside)
+    # PREFIX/lib/python3/dist-packages/pytest_leftover.py -> PREFIX/bin/leftover,
+    # whatever the depth LEFTOVER_PYTHON_DIR gave it
+    for prefix in list(Path(__file__).resolve().parents)[1:6]:
+        beside = prefix / "bin" / "leftover"
+        if os.access(beside, os.X_OK):
+            return str(beside)
     return shutil.which("leftover") or "leftover"
 
 
