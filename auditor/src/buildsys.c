@@ -1,94 +1,100 @@
 /*
  * buildsys.c - the build system's own records of what it produces (see
- * buildsys.h).
+ * buildsys.h): the model, the trees in it, and the rule that judges.
+ *
+ * THE RULE OF THIS MODULE. A file is an orphan only when every record that
+ * could produce it was read completely, and none does: every manifest of
+ * every configuration (Ninja Multi-Config's build-<Config>.ninja as well as
+ * build.ninja), every include and subninja they name, the live targets of
+ * a Makefiles tree, and every build tree whose directory holds the file
+ * (an ExternalProject sub-build inside a super-build, each judged first by
+ * its own records). A reader that cannot vouch for having read all of its
+ * record (missing, cut short, from a newer tool, naming paths outside the
+ * tree, a configuration without its manifest) says so with
+ * lo_bs_incomplete; the judge then answers "no evidence" (orphan -1) with
+ * that reason, never "orphan". Calling a live output stale is the one
+ * mistake a cleanup tool must not make; a missed orphan costs a rerun.
  *
  * Evidence is kept apart from inference. A file is "still produced" when
- * the current configuration names it: a File API artifact, an output of the
- * current Ninja manifest, a path in a live target's clean list, or an
- * output of the configure step (Makefile.cmake's CMAKE_MAKEFILE_PRODUCTS).
- * It is an orphan only when the build system recorded building it in the
- * past (the Ninja log, or a clean list of a target the codemodel no longer
- * has) and nothing current produces it. Everything else is unknown, never
- * guessed from names. The one use of times: a Ninja log line is evidence
- * only about the file ninja built, so a file at that path whose mtime lies
- * outside that run was written by something else and stays unknown.
+ * any tree holding it names it in its current configuration: a File API
+ * artifact, an output of a current Ninja manifest, a path in a live
+ * target's clean list, an output of the configure step. It is an orphan
+ * only when the nearest tree recorded building it in the past (the Ninja
+ * log, or a clean list of a target no longer live) and nothing current
+ * produces it. Everything else is unknown, never guessed from names. The
+ * one use of times: a Ninja log line is evidence only about the file ninja
+ * built, so a file there whose mtime lies outside that run was written by
+ * something else and stays unknown.
  *
- * Paths are kept relative to the build dir, normalised (no "." or "..").
+ * The readers live apart: buildsys_fileapi.c (CMakeCache.txt, the File
+ * API), buildsys_ninja.c (manifests and .ninja_log, without running
+ * ninja), buildsys_make.c (Unix Makefiles' clean lists). Paths are kept
+ * relative to a tree's dir, normalised (no "." or "..").
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "leftover/buf.h"
-#include "leftover/buildsys.h"
-#include "buildsys_ninja.h"
-#include "leftover/error.h"
+#include "buildsys_int.h"
 #include "leftover/map.h"
 #include "leftover/walk.h"
 
-extern char **environ;
-
-/* What one recorded output was built by, for the detail line. */
-typedef struct record {
-	lo_orphan_evidence evidence;
-	long long when; /* ninja log: the mtime it recorded, in ns since the epoch; else 0 */
-	long long span; /* ninja log: how long the command ran, in ns */
-	long long slack; /* ninja log: the resolution of `when`, in ns */
-	char *by;       /* clean list: the dead target's directory; owned */
-} record;
-
-struct lo_buildsys {
-	char *dir; /* absolute build dir; owned */
-	char *generator;
-	char **notes;
-	size_t note_count, note_cap;
-	lo_map *produced; /* relpath -> (void*)1: named by the current configuration */
-	lo_map *past;     /* relpath -> record*: recorded as built in the past */
-	lo_map *live_dirs; /* "sub/CMakeFiles/<t>.dir" of every current target */
-	bool have_codemodel, have_manifest;
-	char **orphans; /* relpaths, for listing */
-	size_t orphan_count, orphan_cap;
-};
-
-static void note(lo_buildsys *bs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(lo_buildsys *bs, const char *fmt, ...)
+static void add_note(lo_buildsys *bs, const lo_bs_tree *t, const char *fmt, va_list ap)
 {
-	va_list ap;
-	char *s;
+	char *s, *line;
 
-	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		abort();
-	va_end(ap);
+	if (t && *t->prefix) {
+		if (asprintf(&line, "%s: %s", t->dir, s) < 0)
+			abort();
+		free(s);
+		s = line;
+	}
 	lo_array_grow(&bs->notes, &bs->note_cap, bs->note_count + 1, sizeof(char *));
 	bs->notes[bs->note_count++] = s;
 }
 
-/*
- * `path` (relative to `base`, itself relative to the build dir, or
- * absolute) as a normalised path relative to the build dir; NULL when it
- * lies outside.
- */
-static char *normalise(const lo_buildsys *bs, const char *base, const char *path)
+void lo_bs_note(lo_buildsys *bs, const lo_bs_tree *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_note(bs, t, fmt, ap);
+	va_end(ap);
+}
+
+void lo_bs_incomplete(lo_buildsys *bs, lo_bs_tree *t, lo_bs_source src, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (!t->missing[src] && vasprintf(&t->missing[src], fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	va_start(ap, fmt);
+	add_note(bs, t, fmt, ap);
+	va_end(ap);
+}
+
+char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path)
 {
 	lo_buf in = LO_BUF_INIT, out = LO_BUF_INIT;
-	size_t dlen = strlen(bs->dir);
+	size_t dlen = strlen(t->dir);
 	const char *p;
 	char *copy, *tok, *save = NULL;
 
 	if (path[0] == '/') {
-		if (strncmp(path, bs->dir, dlen) || (path[dlen] != '/' && path[dlen]))
+		if (strncmp(path, t->dir, dlen) || (path[dlen] != '/' && path[dlen]))
 			return NULL;
 		lo_buf_puts(&in, path + dlen);
 	} else {
@@ -121,52 +127,52 @@ static char *normalise(const lo_buildsys *bs, const char *base, const char *path
 	return lo_buf_detach(&out);
 }
 
-static void mark_produced(lo_buildsys *bs, const char *base, const char *path)
+bool lo_bs_mark_produced(lo_bs_tree *t, const char *base, const char *path)
 {
-	char *rel = normalise(bs, base, path);
+	char *rel = lo_bs_normalise(t, base, path);
 
-	if (rel)
-		lo_map_put(bs->produced, rel, (void *)1);
+	if (!rel)
+		return false;
+	lo_map_put(t->produced, rel, (void *)1);
 	free(rel);
+	return true;
 }
 
 /*
- * Record that `path` was built in the past. The first clean list naming a
- * path keeps it; in the Ninja log a later line is a later build of the same
- * output, so it replaces the earlier one.
+ * The first clean list naming a path keeps it; in the Ninja log a later
+ * line is a later build of the same output, so it replaces the earlier one.
  */
-static void mark_past(lo_buildsys *bs, const char *base, const char *path,
-		      lo_orphan_evidence ev, long long when, long long span, long long slack,
-		      const char *by)
+bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orphan_evidence ev,
+		     long long when, long long span, long long slack, const char *by)
 {
-	char *rel = normalise(bs, base, path);
-	record *r;
+	char *rel = lo_bs_normalise(t, base, path);
+	lo_bs_record *r;
 
 	if (!rel)
-		return;
-	if (!(r = lo_map_get(bs->past, rel, NULL))) {
+		return false;
+	if (!(r = lo_map_get(t->past, rel, NULL))) {
 		r = lo_xcalloc(1, sizeof(*r));
 		r->evidence = ev;
 		r->by = by ? lo_xstrdup(by) : NULL;
-		lo_map_put(bs->past, rel, r);
+		lo_map_put(t->past, rel, r);
 	} else if (r->evidence != LO_EVIDENCE_NINJA_LOG || ev != LO_EVIDENCE_NINJA_LOG) {
 		free(rel);
-		return;
+		return true;
 	}
 	r->when = when;
 	r->span = span;
 	r->slack = slack;
 	free(rel);
+	return true;
 }
 
 /*
- * Open one of the build's records for reading, if it is a regular file. A
- * FIFO in its place (a hostile or half-made tree) would block the open for
- * good, a device like /dev/zero would never end: the open does not block
- * (O_NONBLOCK changes nothing for a regular file's reads) and anything
- * else is refused with EINVAL, as if the record were missing.
+ * A FIFO in a record's place (a hostile or half-made tree) would block the
+ * open for good, a device like /dev/zero would never end: the open does
+ * not block (O_NONBLOCK changes nothing for a regular file's reads) and
+ * anything else is refused with EINVAL, as if the record were missing.
  */
-static FILE *open_record(const char *path)
+FILE *lo_bs_open_record(const char *path)
 {
 	struct stat st;
 	FILE *f;
@@ -184,538 +190,129 @@ static FILE *open_record(const char *path)
 	return f;
 }
 
-/* A JSON record (open_record's rules); on failure err->text says why. */
-static json_t *load_json(const char *path, json_error_t *err)
+/* ---- the trees under the base ---------------------------------------------- */
+
+/* Does `dir` hold a build tree's records: CMakeCache.txt, or a ninja manifest? */
+static bool is_build_dir(const char *dir)
 {
-	FILE *f = open_record(path);
-	json_t *j;
-
-	if (!f) {
-		snprintf(err->text, sizeof(err->text), "%s",
-			 errno == EINVAL ? "not a regular file" : strerror(errno));
-		return NULL;
-	}
-	j = json_loadf(f, 0, err);
-	fclose(f);
-	return j;
-}
-
-/* ---- CMakeCache.txt ------------------------------------------------------ */
-
-char *lo_buildsys_cache_value(const char *build_dir, const char *name)
-{
-	char line[PATH_MAX + 256];
-	lo_buf path = LO_BUF_INIT;
-	size_t n = strlen(name);
-	char *value = NULL;
-	FILE *f;
-
-	lo_buf_printf(&path, "%s/CMakeCache.txt", build_dir);
-	f = open_record(lo_buf_cstr(&path));
-	lo_buf_dispose(&path);
-	if (!f)
-		return NULL;
-	/* NAME:TYPE=VALUE, one per line; a line longer than the buffer is skipped whole */
-	while (!value && fgets(line, sizeof(line), f)) {
-		char *eq, *end;
-
-		if (!strchr(line, '\n') && !feof(f)) {
-			int c;
-
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (strncmp(line, name, n) || line[n] != ':' || !(eq = strchr(line + n, '=')))
-			continue;
-		end = eq + strlen(eq);
-		while (end > eq + 1 && (end[-1] == '\n' || end[-1] == '\r'))
-			*--end = '\0';
-		value = lo_xstrdup(eq + 1);
-	}
-	fclose(f);
-	return value;
-}
-
-/* ---- the CMake File API ---------------------------------------------------- */
-
-static void write_query(lo_buildsys *bs)
-{
-	static const char *const kinds[] = { "codemodel-v2", "cmakeFiles-v1" };
+	static const char *const markers[] = { "CMakeCache.txt", "build.ninja" };
 	lo_buf p = LO_BUF_INIT;
+	bool yes = false;
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
-		int fd;
-
+	for (i = 0; !yes && i < sizeof(markers) / sizeof(markers[0]); i++) {
 		lo_buf_clear(&p);
-		lo_buf_printf(&p, "%s/.cmake/api/v1/query/%s", bs->dir, kinds[i]);
-		if (access(lo_buf_cstr(&p), F_OK) == 0)
-			continue;
-		lo_buf_clear(&p);
-		lo_buf_printf(&p, "%s/.cmake", bs->dir);
-		mkdir(lo_buf_cstr(&p), 0777);
-		lo_buf_puts(&p, "/api");
-		mkdir(lo_buf_cstr(&p), 0777);
-		lo_buf_puts(&p, "/v1");
-		mkdir(lo_buf_cstr(&p), 0777);
-		lo_buf_puts(&p, "/query");
-		mkdir(lo_buf_cstr(&p), 0777);
-		lo_buf_printf(&p, "/%s", kinds[i]);
-		fd = open(lo_buf_cstr(&p), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-		if (fd >= 0)
-			close(fd);
-		else
-			note(bs, "cannot write the File API query '%s': %s", lo_buf_cstr(&p),
-			     strerror(errno));
+		lo_buf_printf(&p, "%s/%s", dir, markers[i]);
+		yes = access(lo_buf_cstr(&p), F_OK) == 0;
 	}
 	lo_buf_dispose(&p);
+	return yes;
 }
 
-/* The newest reply index (names sort by time), owned, with its mtime. */
-static char *newest_index(const lo_buildsys *bs, time_t *mtime)
+char *lo_buildsys_base_of(const char *dir)
 {
-	lo_buf p = LO_BUF_INIT;
-	char *best = NULL;
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
+	char *d = lo_xstrdup(dir), *slash;
 
-	lo_buf_printf(&p, "%s/.cmake/api/v1/reply", bs->dir);
-	if (!(d = opendir(lo_buf_cstr(&p)))) {
-		lo_buf_dispose(&p);
-		return NULL;
-	}
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "index-", 6) && strstr(de->d_name, ".json") &&
-		    (!best || strcmp(de->d_name, best) > 0)) {
-			free(best);
-			best = lo_xstrdup(de->d_name);
-		}
-	closedir(d);
-	if (best) {
-		lo_buf_printf(&p, "/%s", best);
-		free(best);
-		best = lo_buf_detach(&p);
-		*mtime = stat(best, &st) == 0 ? st.st_mtime : 0;
-	}
-	lo_buf_dispose(&p);
-	return best;
-}
-
-static json_t *load_reply(const lo_buildsys *bs, const char *file)
-{
-	lo_buf p = LO_BUF_INIT;
-	json_error_t err;
-	json_t *j;
-
-	/* a reply file name comes from a reply: it must stay in the reply dir */
-	if (strchr(file, '/'))
-		return NULL;
-	lo_buf_printf(&p, "%s/.cmake/api/v1/reply/%s", bs->dir, file);
-	j = load_json(lo_buf_cstr(&p), &err);
-	lo_buf_dispose(&p);
-	return j;
-}
-
-static void read_target(lo_buildsys *bs, const char *file)
-{
-	json_t *t = load_reply(bs, file), *arts, *a, *name, *build;
-	size_t i;
-
-	if (!t)
-		return;
-	name = json_object_get(t, "name");
-	build = json_object_get(json_object_get(t, "paths"), "build");
-	if (json_is_string(name) && json_is_string(build)) {
-		lo_buf d = LO_BUF_INIT;
-		char *rel;
-
-		/* "." is the top of the build tree */
-		if (strcmp(json_string_value(build), "."))
-			lo_buf_printf(&d, "%s/", json_string_value(build));
-		lo_buf_printf(&d, "CMakeFiles/%s.dir", json_string_value(name));
-		if ((rel = normalise(bs, NULL, lo_buf_cstr(&d))))
-			lo_map_put(bs->live_dirs, rel, (void *)1);
-		free(rel);
-		lo_buf_dispose(&d);
-	}
-	arts = json_object_get(t, "artifacts");
-	json_array_foreach(arts, i, a) {
-		json_t *path = json_object_get(a, "path");
-
-		if (json_is_string(path))
-			mark_produced(bs, NULL, json_string_value(path));
-	}
-	json_decref(t);
-}
-
-static int read_codemodel(lo_buildsys *bs, const char *index_path)
-{
-	json_error_t err;
-	json_t *index = load_json(index_path, &err), *cm, *model, *confs, *conf;
-	lo_map *seen;
-	size_t i, j;
-
-	if (!index) {
-		note(bs, "cannot read the File API reply '%s': %s", index_path, err.text);
-		return 0;
-	}
-	cm = json_object_get(json_object_get(index, "reply"), "codemodel-v2");
-	if (!json_is_string(json_object_get(cm, "jsonFile"))) {
-		note(bs, "the File API reply has no codemodel yet; run with --reconfigure");
-		json_decref(index);
-		return 0;
-	}
-	model = load_reply(bs, json_string_value(json_object_get(cm, "jsonFile")));
-	json_decref(index);
-	if (!model) {
-		note(bs, "cannot read the File API codemodel of '%s'", bs->dir);
-		return 0;
-	}
-	/*
-	 * every configuration: with a multi-config generator each has its own
-	 * artifacts. Each target file is read once, however often it is named:
-	 * a codemodel naming one big file N times cost N reads of it.
-	 */
-	seen = lo_map_new();
-	confs = json_object_get(model, "configurations");
-	json_array_foreach(confs, i, conf) {
-		json_t *targets = json_object_get(conf, "targets"), *t;
-
-		json_array_foreach(targets, j, t) {
-			json_t *f = json_object_get(t, "jsonFile");
-
-			if (!json_is_string(f) || lo_map_get(seen, json_string_value(f), NULL))
-				continue;
-			lo_map_put(seen, json_string_value(f), (void *)1);
-			read_target(bs, json_string_value(f));
-		}
-	}
-	lo_map_free(seen, NULL);
-	json_decref(model);
-	bs->have_codemodel = true;
-	return 0;
-}
-
-/* Run `cmake BUILD_DIR` to refresh the reply; the command goes into the notes. */
-static void reconfigure(lo_buildsys *bs)
-{
-	char *argv[] = { "cmake", bs->dir, NULL };
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status = -1;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "cmake", &fa, NULL, argv, environ) == 0)
-		waitpid(pid, &status, 0);
-	posix_spawn_file_actions_destroy(&fa);
-	note(bs, "ran: cmake %s (%s)", bs->dir,
-	     WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "ok" : "failed");
-}
-
-static void read_file_api(lo_buildsys *bs, unsigned flags)
-{
-	lo_buf cache = LO_BUF_INIT;
-	struct stat st;
-	time_t reply_time = 0;
-	char *index;
-
-	write_query(bs);
-	lo_buf_printf(&cache, "%s/CMakeCache.txt", bs->dir);
-	index = newest_index(bs, &reply_time);
-	if ((!index || (stat(lo_buf_cstr(&cache), &st) == 0 && reply_time < st.st_mtime))) {
-		if (flags & LO_BUILDSYS_RECONFIGURE) {
-			reconfigure(bs);
-			free(index);
-			index = newest_index(bs, &reply_time);
-		} else {
-			note(bs, index ? "the File API reply is older than CMakeCache.txt; run with "
-					 "--reconfigure to refresh it"
-				       : "no File API reply yet (the query is now written); run with "
-					 "--reconfigure, or build once more");
-		}
-	}
-	if (index)
-		read_codemodel(bs, index);
-	free(index);
-	lo_buf_dispose(&cache);
-}
-
-/* ---- Ninja ----------------------------------------------------------------- */
-
-/*
- * .ninja_log: "# ninja log vN" then start, end, mtime, output, hash,
- * tab-separated. Later lines for the same output win; mtime is in
- * nanoseconds since ninja 1.10 on Linux, in seconds before.
- */
-static void read_ninja_log(lo_buildsys *bs)
-{
-	lo_buf p = LO_BUF_INIT;
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f;
-
-	lo_buf_printf(&p, "%s/.ninja_log", bs->dir);
-	f = open_record(lo_buf_cstr(&p));
-	lo_buf_dispose(&p);
-	if (!f)
-		return;
-	while (getline(&line, &cap, f) > 0) {
-		char *fields[5], *save = NULL, *tok;
-		int n = 0;
-		long long mtime, start, end, slack = 50000000LL;
-
-		if (line[0] == '#')
-			continue;
-		line[strcspn(line, "\r\n")] = '\0';
-		for (tok = strtok_r(line, "\t", &save); tok && n < 5; tok = strtok_r(NULL, "\t", &save))
-			fields[n++] = tok;
-		if (n < 4)
-			continue;
-		start = strtoll(fields[0], NULL, 10);
-		end = strtoll(fields[1], NULL, 10);
-		mtime = strtoll(fields[2], NULL, 10);
-		if (mtime < 0 || start < 0 || end < start || end - start > 1000000000LL)
-			continue; /* not a line ninja wrote; a log of 11 days' command is none */
-		if (mtime < 100000000000000LL) { /* seconds: ninja before 1.10 */
-			mtime = mtime > 9000000000LL ? 0 : mtime * 1000000000LL;
-			slack = 1000000000LL;
-		}
-		mark_past(bs, NULL, fields[3], LO_EVIDENCE_NINJA_LOG, mtime,
-			  (end - start) * 1000000LL, slack, NULL);
-	}
-	free(line);
-	fclose(f);
-}
-
-/*
- * The lines of `ninja -t targets all`, "OUTPUT: RULE": every output of the
- * current manifest. The path may itself hold a colon, the rule never does.
- */
-static void read_ninja_targets(lo_buildsys *bs, FILE *f)
-{
-	char *line = NULL;
-	size_t cap = 0;
-
-	while (getline(&line, &cap, f) > 0) {
-		char *colon = strrchr(line, ':');
-
-		if (colon) {
-			*colon = '\0';
-			mark_produced(bs, NULL, line);
-		}
-	}
-	free(line);
-}
-
-/* The current manifest's outputs, through `ninja -C DIR -t targets all`. */
-static void read_ninja_manifest(lo_buildsys *bs)
-{
-	char *argv[] = { "ninja", "-C", bs->dir, "-t", "targets", "all", NULL };
-	posix_spawn_file_actions_t fa;
-	int fds[2], status = -1;
-	pid_t pid;
-	FILE *f;
-
-	if (pipe(fds) < 0)
-		return;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fds[0]);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "ninja", &fa, NULL, argv, environ) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(fds[0]);
-		close(fds[1]);
-		note(bs, "cannot run ninja to read the manifest of '%s'", bs->dir);
-		return;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if ((f = fdopen(fds[0], "r"))) {
-		read_ninja_targets(bs, f);
-		fclose(f);
-	} else {
-		close(fds[0]);
-	}
-	waitpid(pid, &status, 0);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		bs->have_manifest = true;
-	else
-		note(bs, "ninja could not list the targets of '%s'", bs->dir);
-}
-
-/* ---- Unix Makefiles: clean lists ------------------------------------------- */
-
-/* file(REMOVE_RECURSE "a" "b" ...): every quoted string is a path relative to `base`. */
-static void read_clean_list(lo_buildsys *bs, const char *file, const char *base,
-			    const char *target_dir, bool live)
-{
-	FILE *f = open_record(file);
-	lo_buf s = LO_BUF_INIT;
-	int c;
-
-	if (!f)
-		return;
-	while ((c = fgetc(f)) != EOF) {
-		if (c == '#') { /* comment to end of line */
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (c != '"')
-			continue;
-		lo_buf_clear(&s);
-		while ((c = fgetc(f)) != EOF && c != '"') {
-			if (c == '\\' && (c = fgetc(f)) == EOF)
-				break;
-			lo_buf_putc(&s, (char)c);
-		}
-		/* the foreach over per-language clean rules quotes a pattern, not a path */
-		if (!s.len || strchr(lo_buf_cstr(&s), '$'))
-			continue;
-		if (live)
-			mark_produced(bs, base, lo_buf_cstr(&s));
-		else
-			mark_past(bs, base, lo_buf_cstr(&s), LO_EVIDENCE_CMAKE_CLEAN_LIST, 0, 0, 0,
-				  target_dir);
-	}
-	lo_buf_dispose(&s);
-	fclose(f);
-}
-
-typedef struct clean_walk {
-	lo_buildsys *bs;
-	char **files; /* relpaths of cmake_clean.cmake files */
-	size_t count, cap;
-} clean_walk;
-
-static int on_clean_entry(const lo_walk_entry *e, void *payload)
-{
-	clean_walk *cw = payload;
-
-	if (e->err || strcmp(e->name, "cmake_clean.cmake"))
-		return 0;
-	lo_array_grow(&cw->files, &cw->cap, cw->count + 1, sizeof(char *));
-	cw->files[cw->count++] = lo_xstrdup(e->relpath);
-	return 0;
-}
-
-/*
- * Where CMake writes a clean list: BASE/CMakeFiles/<target>.dir/cmake_clean.cmake,
- * BASE (the target's build dir, relative, maybe empty) holding the paths it
- * lists. The walk hands over a file of that name from anywhere; one
- * elsewhere ("CMakeFiles/cmake_clean.cmake", "xCMakeFiles/t.dir/...") is
- * none of CMake's and is skipped. *target_dir is BASE/CMakeFiles/<target>.dir.
- */
-static bool clean_list_dirs(const char *relpath, char **target_dir, char **base)
-{
-	static const char file[] = "/cmake_clean.cmake", cmakefiles[] = "CMakeFiles/";
-	size_t len = strlen(relpath), dlen, clen = sizeof(cmakefiles) - 1;
-	const char *t, *c;
-
-	if (len <= sizeof(file) - 1)
-		return false;
-	dlen = len - (sizeof(file) - 1);
-	/* <target>.dir is the last component of the file's dir, CMakeFiles the one before */
-	for (t = relpath + dlen; t > relpath && t[-1] != '/'; t--)
-		;
-	if (t == relpath + dlen || (size_t)(t - relpath) < clen)
-		return false;
-	c = t - clen;
-	if (strncmp(c, cmakefiles, clen) || (c > relpath && c[-1] != '/'))
-		return false;
-	*target_dir = lo_xstrndup(relpath, dlen);
-	*base = lo_xstrndup(relpath, c > relpath ? (size_t)(c - relpath) - 1 : 0);
-	return true;
-}
-
-/*
- * CMakeFiles/Makefile.cmake: CMAKE_MAKEFILE_PRODUCTS names what the
- * configure step itself wrote (configure_file outputs), relative to the
- * build dir. They are the current configuration's even where a dead
- * target's clean list names the same path (a generated file moved to
- * configure time). file(COPY) outputs are recorded nowhere; a dead clean
- * list naming one is still believed.
- */
-static void read_makefile_products(lo_buildsys *bs)
-{
-	static const char key[] = "set(CMAKE_MAKEFILE_PRODUCTS";
-	lo_buf p = LO_BUF_INIT, s = LO_BUF_INIT;
-	char line[8192];
-	bool in = false;
-	FILE *f;
-
-	lo_buf_printf(&p, "%s/CMakeFiles/Makefile.cmake", bs->dir);
-	f = open_record(lo_buf_cstr(&p));
-	lo_buf_dispose(&p);
-	if (!f)
-		return;
-	/* CMake writes one quoted path per line between the set( and the ) */
-	while (fgets(line, sizeof(line), f)) {
-		char *q, *end;
-
-		if (!strchr(line, '\n') && !feof(f)) { /* longer than any path: skipped whole */
-			int c;
-
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (!in) {
-			in = !strncmp(line, key, sizeof(key) - 1);
-			continue;
-		}
-		if (line[strspn(line, " \t")] == ')')
+	for (;;) {
+		if (is_build_dir(d))
+			return d;
+		if (!(slash = strrchr(d, '/')) || slash == d)
 			break;
-		if (!(q = strchr(line, '"')) || !(end = strrchr(q + 1, '"')) || end == q + 1 ||
-		    memchr(q + 1, '\\', (size_t)(end - q - 1)) || memchr(q + 1, '$', (size_t)(end - q - 1)))
-			continue; /* an escape or a variable: not a plain path, not believed */
-		lo_buf_clear(&s);
-		lo_buf_add(&s, q + 1, (size_t)(end - q - 1));
-		mark_produced(bs, NULL, lo_buf_cstr(&s));
+		*slash = '\0';
 	}
-	lo_buf_dispose(&s);
-	fclose(f);
+	free(d);
+	return lo_xstrdup(dir);
 }
 
-static void read_clean_lists(lo_buildsys *bs)
+typedef struct found {
+	char **dirs; /* relpaths (to base) of directories holding a tree's marker */
+	size_t count, cap;
+	lo_buildsys *bs;
+} found;
+
+static int on_entry(const lo_walk_entry *e, void *payload)
 {
-	clean_walk cw = { bs, NULL, 0, 0 };
-	size_t i;
+	found *f = payload;
+	lo_buildsys *bs = f->bs;
+	size_t dlen = (size_t)(e->name - e->relpath);
 
-	lo_walk_tree(bs->dir, 1, on_clean_entry, &cw);
-	for (i = 0; i < cw.count; i++) {
-		char *rel = cw.files[i], *target_dir, *base, *abs = NULL;
-		bool live;
-
-		if (!clean_list_dirs(rel, &target_dir, &base)) {
-			free(rel);
-			continue;
-		}
-		live = lo_map_get(bs->live_dirs, target_dir, NULL) != NULL;
-		if (asprintf(&abs, "%s/%s", bs->dir, rel) < 0)
-			abort();
-		read_clean_list(bs, abs, base, target_dir, live);
-		free(abs);
-		free(base);
-		free(target_dir);
-		free(rel);
+	if (e->err)
+		return 0;
+	if (!strcmp(e->name, "cmake_clean.cmake")) {
+		lo_array_grow(&bs->clean_lists, &bs->clean_cap, bs->clean_count + 1, sizeof(char *));
+		bs->clean_lists[bs->clean_count++] = lo_xstrdup(e->relpath);
+	} else if (!strcmp(e->name, "CMakeCache.txt") || !strcmp(e->name, "build.ninja")) {
+		lo_array_grow(&f->dirs, &f->cap, f->count + 1, sizeof(char *));
+		f->dirs[f->count++] = lo_xstrndup(e->relpath, dlen); /* "" or "sub/" */
 	}
-	free(cw.files);
+	return 0;
 }
 
-/* ---- the model ------------------------------------------------------------- */
+static lo_bs_tree *tree_new(const char *base, const char *prefix)
+{
+	lo_bs_tree *t = lo_xcalloc(1, sizeof(*t));
+	size_t plen = strlen(prefix);
+	char *cache = NULL;
+
+	/* prefix is "" or "sub/dir/": the dir has no trailing slash */
+	if (asprintf(&t->dir, "%s%s%.*s", base, plen ? "/" : "", (int)(plen ? plen - 1 : 0),
+		     prefix) < 0 ||
+	    asprintf(&cache, "%s/CMakeCache.txt", t->dir) < 0)
+		abort();
+	t->prefix = lo_xstrdup(prefix);
+	t->produced = lo_map_new();
+	t->past = lo_map_new();
+	t->live_dirs = lo_map_new();
+	t->cmake = access(cache, F_OK) == 0;
+	free(cache);
+	t->generator = t->cmake ? lo_buildsys_cache_value(t->dir, "CMAKE_GENERATOR") : NULL;
+	if (!t->generator)
+		t->generator = lo_xstrdup(t->cmake ? "unknown" : "Ninja");
+	return t;
+}
 
 static void free_record(void *v)
 {
-	record *r = v;
+	lo_bs_record *r = v;
 
 	if (r)
 		free(r->by);
 	free(r);
+}
+
+static void tree_free(lo_bs_tree *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	lo_map_free(t->produced, NULL);
+	lo_map_free(t->past, free_record);
+	lo_map_free(t->live_dirs, NULL);
+	for (i = 0; i < LO_BS_SOURCES; i++)
+		free(t->missing[i]);
+	free(t->generator);
+	free(t->prefix);
+	free(t->dir);
+	free(t);
+}
+
+/* Read one tree's records, by what its generator keeps. */
+static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
+{
+	if (t->cmake)
+		lo_bs_read_file_api(bs, t, flags);
+	if (strstr(t->generator, "Ninja")) {
+		lo_bs_read_ninja(bs, t);
+	} else if (strstr(t->generator, "Makefiles")) {
+		lo_bs_read_make(bs, t);
+	} else {
+		/* Xcode, Visual Studio, ...: no reader; a record of theirs proves nothing */
+		lo_bs_incomplete(bs, t, LO_BS_NINJA, "the records of the %s generator are not read",
+				 t->generator);
+		lo_bs_incomplete(bs, t, LO_BS_MAKE, "the records of the %s generator are not read",
+				 t->generator);
+	}
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -723,96 +320,73 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/*
- * Orphans of the model that are still on disk, for the scan to list: only
- * the recorded paths are looked at, not the whole tree again.
- */
+/* Orphans still on disk, for the scan to list: only recorded paths are looked at. */
+typedef struct collect {
+	lo_buildsys *bs;
+	const lo_bs_tree *t;
+} collect;
+
 static void collect_orphan(const char *relpath, void *value, void *payload)
 {
-	lo_buildsys *bs = payload;
+	collect *c = payload;
+	lo_buildsys *bs = c->bs;
 	lo_orphan_verdict v;
-	char *abs = NULL;
+	char *rel = NULL, *abs = NULL;
 	struct stat st;
 
-	lo_buildsys_judge(bs, relpath, &v);
-	if (v.orphan != 1)
-		return;
-	if (asprintf(&abs, "%s/%s", bs->dir, relpath) < 0)
+	(void)value;
+	if (asprintf(&rel, "%s%s", c->t->prefix, relpath) < 0)
 		abort();
-	if (lstat(abs, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	lo_buildsys_judge(bs, rel, &v);
+	if (v.orphan == 1 && asprintf(&abs, "%s/%s", bs->base, rel) >= 0 && lstat(abs, &st) == 0 &&
+	    !S_ISDIR(st.st_mode)) {
 		lo_array_grow(&bs->orphans, &bs->orphan_cap, bs->orphan_count + 1, sizeof(char *));
-		bs->orphans[bs->orphan_count++] = lo_xstrdup(relpath);
+		bs->orphans[bs->orphan_count++] = rel;
+		rel = NULL;
 	}
 	free(abs);
+	free(rel);
 }
 
-/* An empty model of the build dir `real` (absolute, owned from here on). */
-static lo_buildsys *model_new(char *real, const char *generator)
+int lo_buildsys_open(lo_buildsys **out, const char *base, unsigned flags)
 {
-	lo_buildsys *bs = lo_xcalloc(1, sizeof(*bs));
+	found f = { NULL, 0, 0, NULL };
+	lo_buildsys *bs;
+	char *real;
+	size_t i;
 
-	bs->dir = real;
-	bs->produced = lo_map_new();
-	bs->past = lo_map_new();
-	bs->live_dirs = lo_map_new();
-	bs->generator = generator ? lo_xstrdup(generator) : lo_buildsys_cache_value(real, "CMAKE_GENERATOR");
-	if (!bs->generator)
-		bs->generator = lo_xstrdup("unknown");
-	return bs;
-}
+	*out = NULL;
+	if (!(real = realpath(base, NULL)))
+		return 0;
+	bs = lo_xcalloc(1, sizeof(*bs));
+	bs->base = real;
+	f.bs = bs;
+	lo_walk_tree(real, 1, on_entry, &f);
+	/* one tree per directory holding a marker, the base's first (sorted: "" leads) */
+	if (f.count)
+		qsort(f.dirs, f.count, sizeof(char *), cmp_str);
+	for (i = 0; i < f.count; i++) {
+		if (i && !strcmp(f.dirs[i], f.dirs[i - 1]))
+			continue;
+		lo_array_grow(&bs->trees, &bs->tree_cap, bs->tree_count + 1, sizeof(lo_bs_tree *));
+		bs->trees[bs->tree_count++] = tree_new(real, f.dirs[i]);
+	}
+	for (i = 0; i < f.count; i++)
+		free(f.dirs[i]);
+	free(f.dirs);
+	if (!bs->tree_count) {
+		lo_buildsys_free(bs);
+		return 0;
+	}
+	for (i = 0; i < bs->tree_count; i++)
+		read_tree(bs, bs->trees[i], flags);
+	for (i = 0; i < bs->tree_count; i++) {
+		collect c = { bs, bs->trees[i] };
 
-/* Once every record is read: the orphans still on disk, sorted. */
-static void model_finish(lo_buildsys *bs)
-{
-	lo_map_foreach(bs->past, collect_orphan, bs);
+		lo_map_foreach(bs->trees[i]->past, collect_orphan, &c);
+	}
 	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
 		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
-}
-
-int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags)
-{
-	lo_buildsys *bs;
-	lo_buf cache = LO_BUF_INIT;
-	char *real;
-
-	*out = NULL;
-	lo_buf_printf(&cache, "%s/CMakeCache.txt", build_dir);
-	if (access(lo_buf_cstr(&cache), R_OK) != 0 || !(real = realpath(build_dir, NULL))) {
-		lo_buf_dispose(&cache);
-		return 0;
-	}
-	lo_buf_dispose(&cache);
-	bs = model_new(real, NULL);
-	read_file_api(bs, flags);
-	if (strstr(bs->generator, "Ninja")) {
-		read_ninja_log(bs);
-		read_ninja_manifest(bs);
-	} else if (strstr(bs->generator, "Makefiles")) {
-		read_makefile_products(bs);
-		if (bs->have_codemodel)
-			read_clean_lists(bs);
-		else
-			note(bs, "without a File API codemodel, dead Makefile targets cannot be told "
-				 "from live ones");
-	}
-	model_finish(bs);
-	*out = bs;
-	return 0;
-}
-
-int lo_buildsys_open_ninja(lo_buildsys **out, const char *build_dir, FILE *targets)
-{
-	lo_buildsys *bs;
-	char *real;
-
-	*out = NULL;
-	if (!(real = realpath(build_dir, NULL)))
-		return 0;
-	bs = model_new(real, "Ninja");
-	read_ninja_log(bs);
-	read_ninja_targets(bs, targets);
-	bs->have_manifest = true;
-	model_finish(bs);
 	*out = bs;
 	return 0;
 }
@@ -823,23 +397,25 @@ void lo_buildsys_free(lo_buildsys *bs)
 
 	if (!bs)
 		return;
+	for (i = 0; i < bs->tree_count; i++)
+		tree_free(bs->trees[i]);
+	free(bs->trees);
+	for (i = 0; i < bs->clean_count; i++)
+		free(bs->clean_lists[i]);
+	free(bs->clean_lists);
 	for (i = 0; i < bs->note_count; i++)
 		free(bs->notes[i]);
 	free(bs->notes);
 	for (i = 0; i < bs->orphan_count; i++)
 		free(bs->orphans[i]);
 	free(bs->orphans);
-	lo_map_free(bs->produced, NULL);
-	lo_map_free(bs->past, free_record);
-	lo_map_free(bs->live_dirs, NULL);
-	free(bs->generator);
-	free(bs->dir);
+	free(bs->base);
 	free(bs);
 }
 
 const char *lo_buildsys_generator(const lo_buildsys *bs)
 {
-	return bs->generator;
+	return bs->tree_count && !*bs->trees[0]->prefix ? bs->trees[0]->generator : "none";
 }
 
 const char *lo_buildsys_note(const lo_buildsys *bs, size_t i)
@@ -857,63 +433,114 @@ const char *lo_orphan_evidence_str(lo_orphan_evidence e)
 	return "none";
 }
 
-void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_verdict *v)
+/* ---- the judge ----------------------------------------------------------------- */
+
+static bool covers(const lo_bs_tree *t, const char *relpath)
 {
-	const record *r;
+	return !strncmp(relpath, t->prefix, strlen(t->prefix));
+}
 
-	memset(v, 0, sizeof(*v));
-	v->orphan = -1;
-	if (lo_map_get(bs->produced, relpath, NULL)) {
-		v->orphan = 0;
-		return;
-	}
-	if (!(r = lo_map_get(bs->past, relpath, NULL)))
-		return;
-	/* without the current manifest, a ninja log entry proves nothing */
-	if (r->evidence == LO_EVIDENCE_NINJA_LOG && !bs->have_manifest)
-		return;
-	/*
-	 * The log speaks of the file ninja built, not of whatever is at that
-	 * path now. Ninja records the output's mtime (1.11) or the command's
-	 * start (later versions), so the file it built has an mtime within the
-	 * command's run of it. One outside was written since by something else
-	 * (a configure_file or file(COPY) that took the path over, the user):
-	 * the log is no evidence about it.
-	 */
-	if (r->evidence == LO_EVIDENCE_NINJA_LOG && r->when > 0) {
-		char *abs = NULL;
-		struct stat st;
-		long long m;
+const lo_bs_tree *lo_bs_tree_of(const lo_buildsys *bs, const char *relpath)
+{
+	const lo_bs_tree *best = NULL;
+	size_t i;
 
-		if (asprintf(&abs, "%s/%s", bs->dir, relpath) < 0)
-			abort();
-		if (lstat(abs, &st) == 0) {
-			m = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-			if (m < r->when - r->span - r->slack || m > r->when + r->span + r->slack) {
-				snprintf(v->detail, sizeof(v->detail),
-					 "in .ninja_log, but rewritten since ninja built it");
-				free(abs);
-				return;
-			}
-		}
-		free(abs);
+	for (i = 0; i < bs->tree_count; i++)
+		if (covers(bs->trees[i], relpath) &&
+		    (!best || strlen(bs->trees[i]->prefix) > strlen(best->prefix)))
+			best = bs->trees[i];
+	return best;
+}
+
+/*
+ * The log speaks of the file ninja built, not of whatever is at that path
+ * now. Ninja records the output's mtime (1.11) or the command's start
+ * (later versions), so the file it built has an mtime within the command's
+ * run of it. One outside was written since by something else (a
+ * configure_file or file(COPY) that took the path over, the user).
+ */
+static bool rewritten_since(const lo_bs_tree *t, const char *rel, const lo_bs_record *r)
+{
+	char *abs = NULL;
+	struct stat st;
+	bool since = false;
+	long long m;
+
+	if (r->evidence != LO_EVIDENCE_NINJA_LOG || r->when <= 0)
+		return false;
+	if (asprintf(&abs, "%s/%s", t->dir, rel) < 0)
+		abort();
+	if (lstat(abs, &st) == 0) {
+		m = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		since = m < r->when - r->span - r->slack || m > r->when + r->span + r->slack;
 	}
-	v->orphan = 1;
-	v->evidence = r->evidence;
+	free(abs);
+	return since;
+}
+
+static void orphan_detail(const lo_bs_tree *t, const lo_bs_record *r, lo_orphan_verdict *v)
+{
 	if (r->evidence == LO_EVIDENCE_NINJA_LOG) {
-		time_t t = (time_t)(r->when / 1000000000LL);
+		time_t when = (time_t)(r->when / 1000000000LL);
 		struct tm tm;
-		char when[64] = "at an unknown time";
+		char at[64] = "at an unknown time";
 
-		if (t > 0 && gmtime_r(&t, &tm))
-			strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+		if (when > 0 && gmtime_r(&when, &tm))
+			strftime(at, sizeof(at), "%Y-%m-%d %H:%M UTC", &tm);
 		snprintf(v->detail, sizeof(v->detail),
-			 "built %s (.ninja_log), not an output of the current build.ninja", when);
+			 "built %s (.ninja_log), not an output of the current build.ninja%s", at,
+			 *t->prefix ? " of its nested build tree" : "");
 	} else {
 		snprintf(v->detail, sizeof(v->detail),
 			 "listed by %s/cmake_clean.cmake, a target the current configuration no "
-			 "longer has", r->by);
+			 "longer has (live targets from %s)", r->by, t->live_from);
 	}
+}
+
+void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_verdict *v)
+{
+	const lo_bs_tree *t = lo_bs_tree_of(bs, relpath), *o;
+	const lo_bs_record *r;
+	const char *rel, *missing;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->orphan = -1;
+	if (!t)
+		return;
+	/* produced by any tree holding it: an outer build may write into a nested one */
+	for (i = 0; i < bs->tree_count; i++) {
+		o = bs->trees[i];
+		if (covers(o, relpath) && lo_map_get(o->produced, relpath + strlen(o->prefix), NULL)) {
+			v->orphan = 0;
+			snprintf(v->detail, sizeof(v->detail), "produced by the current %s",
+				 o->decided_by ? o->decided_by : "build");
+			return;
+		}
+	}
+	rel = relpath + strlen(t->prefix);
+	if (!(r = lo_map_get(t->past, rel, NULL)))
+		return;
+	/* the rule: every record that could produce it read whole, its own tree's and outer ones' */
+	missing = t->missing[r->evidence == LO_EVIDENCE_NINJA_LOG ? LO_BS_NINJA : LO_BS_MAKE];
+	for (i = 0; !missing && i < bs->tree_count; i++) {
+		o = bs->trees[i];
+		if (o != t && covers(o, relpath))
+			missing = o->missing[LO_BS_NINJA] ? o->missing[LO_BS_NINJA]
+							  : o->missing[LO_BS_MAKE];
+	}
+	if (missing) {
+		snprintf(v->detail, sizeof(v->detail), "recorded as built (%s), but %s",
+			 r->evidence == LO_EVIDENCE_NINJA_LOG ? ".ninja_log" : "a clean list", missing);
+		return;
+	}
+	if (rewritten_since(t, rel, r)) {
+		snprintf(v->detail, sizeof(v->detail), "in .ninja_log, but rewritten since ninja built it");
+		return;
+	}
+	v->orphan = 1;
+	v->evidence = r->evidence;
+	orphan_detail(t, r, v);
 }
 
 size_t lo_buildsys_orphan_count(const lo_buildsys *bs)

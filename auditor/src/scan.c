@@ -82,7 +82,7 @@ typedef struct scan {
 	const char *root;      /* the root being walked */
 	size_t root_index;
 	lo_buildsys **bs;      /* per root: its build system model, or NULL */
-	char **build_dirs;     /* per root: the build dir holding it (itself or an ancestor), or NULL; owned */
+	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
 	lo_git **git;          /* per root: the repository holding it, or NULL */
 } scan;
 
@@ -770,28 +770,6 @@ static void add_rule_reasons(scan *s)
  * are listed too; orphaned bookkeeping (objects, CMakeFiles/) only with
  * --all, counted otherwise.
  */
-/* `dir` (absolute, real) or its nearest ancestor holding a CMakeCache.txt, owned; or NULL. */
-static char *build_dir_of(const char *dir)
-{
-	lo_buf p = LO_BUF_INIT;
-	char *d = lo_xstrdup(dir), *slash;
-
-	for (;;) {
-		lo_buf_clear(&p);
-		lo_buf_printf(&p, "%s/CMakeCache.txt", d);
-		if (access(lo_buf_cstr(&p), F_OK) == 0)
-			break;
-		if (!(slash = strrchr(d, '/')) || slash == d) {
-			free(d);
-			d = NULL;
-			break;
-		}
-		*slash = '\0';
-	}
-	lo_buf_dispose(&p);
-	return d;
-}
-
 static void add_orphan_items(scan *s, size_t root)
 {
 	const lo_buildsys *bs = s->bs[root];
@@ -1102,7 +1080,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 			goto out;
 		gather_items(&s);
 		/* a scan of build/python_packages is judged by build/'s records */
-		s.build_dirs[i] = build_dir_of(s.root);
+		s.build_dirs[i] = lo_buildsys_base_of(s.root);
 		if (s.build_dirs[i]) {
 			if ((err = lo_buildsys_open(&s.bs[i], s.build_dirs[i],
 						    opts && opts->reconfigure

@@ -1,23 +1,27 @@
 /*
- * buildsys.h - what the current build of a CMake tree still produces, and
- * what it produced in the past.
+ * buildsys.h - what the current build of a tree still produces, and what
+ * it produced in the past, by the build system's own records.
  *
- * lo_buildsys_open reads, once per build dir:
+ * lo_buildsys_open reads, once per scan root, every build tree under a
+ * base dir (the base itself, and nested ones such as an ExternalProject
+ * sub-build; each a directory with CMakeCache.txt or build.ninja):
  *  - the CMake File API reply (codemodel-v2): every target's artifacts in
  *    every configuration; the stateless query is written when missing;
- *  - Ninja: `.ninja_log` (everything built in the past, with when) and the
- *    current manifest's outputs (`ninja -t targets all`, ninja being the
- *    generator, not an artifact);
+ *  - Ninja, whatever generated it: `.ninja_log` (everything built in the
+ *    past, with when) and the current manifests' outputs, read without
+ *    running ninja (build.ninja with its includes and subninjas, and each
+ *    configuration's build-<Config>.ninja under Ninja Multi-Config);
  *  - Unix Makefiles: each `CMakeFiles/<target>.dir/cmake_clean.cmake`, the
  *    outputs of every target the generator ever wrote rules for, live or
- *    dead (a dead target's directory outlives it), and the configure
- *    step's own outputs (CMAKE_MAKEFILE_PRODUCTS in CMakeFiles/Makefile.cmake).
+ *    dead (a dead target's directory outlives it), the live targets (the
+ *    codemodel, else CMakeFiles/TargetDirectories.txt and Makefile2), and
+ *    the configure step's own outputs (CMAKE_MAKEFILE_PRODUCTS).
  * Then lo_buildsys_judge says of one file whether it is an orphan: built in
- * the past (by the log or a clean list) and produced by nothing current;
- * for the Ninja log, only while the file is still the one ninja built (its
- * mtime within the recorded run). A file nothing ever recorded (a
- * file(COPY) output, a file the user made) is not an orphan: there is no
- * evidence, so the answer is unknown.
+ * the past by the records of the nearest tree holding it, produced by
+ * nothing current, and every record that could produce it read whole (see
+ * the rule atop buildsys.c). Anything less, and a file nothing ever
+ * recorded, is "no evidence": the answer is unknown, with a detail saying
+ * what was missing.
  */
 #ifndef LEFTOVER_BUILDSYS_H
 #define LEFTOVER_BUILDSYS_H
@@ -33,14 +37,22 @@ enum {
 };
 
 /*
- * Open the build system model of `build_dir`. Returns 0 with *out NULL when
- * the directory is not a CMake build dir (no CMakeCache.txt); a negative
- * code only for failures of the run itself.
+ * Open the model of every build tree at or under `base` (see
+ * lo_buildsys_base_of). Returns 0 with *out NULL when there is none; a
+ * negative code only for failures of the run itself.
  */
-int lo_buildsys_open(lo_buildsys **out, const char *build_dir, unsigned flags);
+int lo_buildsys_open(lo_buildsys **out, const char *base, unsigned flags);
+
+/*
+ * What a scan of `dir` (absolute, real) is judged against: the nearest
+ * build dir holding it (itself or an ancestor with CMakeCache.txt or
+ * build.ninja), else `dir` itself, where nested trees may still be found.
+ * Owned.
+ */
+char *lo_buildsys_base_of(const char *dir);
 void lo_buildsys_free(lo_buildsys *bs);
 
-/* "Ninja", "Unix Makefiles", ... as CMakeCache.txt records it. */
+/* "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it; "none" when the base is no tree. */
 const char *lo_buildsys_generator(const lo_buildsys *bs);
 
 /*
@@ -60,16 +72,17 @@ const char *lo_orphan_evidence_str(lo_orphan_evidence e);
 typedef struct lo_orphan_verdict {
 	int orphan;                  /* 1 orphan, 0 still produced, -1 no evidence either way */
 	lo_orphan_evidence evidence; /* for orphan == 1 */
-	char detail[512];            /* e.g. "last built 2026-12-02 14:03, not in build.ninja" */
+	char detail[512]; /* why: "built ... not an output of the current build.ninja", the record
+			     that says it is produced, or what was missing for a verdict */
 } lo_orphan_verdict;
 
 /*
- * Judge `relpath`, relative to the build dir. Read-only: safe from several
+ * Judge `relpath`, relative to the base. Read-only: safe from several
  * threads once the model is open.
  */
 void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_verdict *v);
 
-/* Every orphan the model knows of, relative to the build dir; for listing non-candidates. */
+/* Every orphan the model knows of, relative to the base; for listing non-candidates. */
 size_t lo_buildsys_orphan_count(const lo_buildsys *bs);
 const char *lo_buildsys_orphan_at(const lo_buildsys *bs, size_t i);
 

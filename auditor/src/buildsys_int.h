@@ -1,0 +1,100 @@
+/*
+ * buildsys_int.h - private to the buildsys module: one build tree's records
+ * as its readers fill them in, and the helpers every reader shares.
+ *
+ * A model (lo_buildsys) holds one tree per build dir found under its base:
+ * the base itself when it is a build dir, and every nested one (an
+ * ExternalProject sub-build, a hand-written ninja tree). Each reader
+ * (buildsys_fileapi.c, buildsys_ninja.c, buildsys_make.c) fills one tree
+ * and says, through lo_bs_incomplete, what it could not read: the judge
+ * (buildsys.c) then never calls a file of that tree an orphan on the
+ * evidence the missing record would have had to confirm.
+ */
+#ifndef LEFTOVER_BUILDSYS_INT_H
+#define LEFTOVER_BUILDSYS_INT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "leftover/buildsys.h"
+#include "leftover/map.h"
+
+/* What one recorded output was built by, for the detail line. */
+typedef struct lo_bs_record {
+	lo_orphan_evidence evidence;
+	long long when;  /* ninja log: the mtime it recorded, in ns since the epoch; else 0 */
+	long long span;  /* ninja log: how long the command ran, in ns */
+	long long slack; /* ninja log: the resolution of `when`, in ns */
+	char *by;        /* clean list: the dead target's directory; owned */
+} lo_bs_record;
+
+/* The kinds of evidence whose completeness is tracked, one "missing" each. */
+typedef enum lo_bs_source {
+	LO_BS_NINJA, /* every manifest of every configuration, and the log */
+	LO_BS_MAKE,  /* which targets are live: the codemodel or TargetDirectories.txt */
+	LO_BS_SOURCES
+} lo_bs_source;
+
+typedef struct lo_bs_tree {
+	char *dir;       /* absolute, real; owned */
+	char *prefix;    /* relative to the model's base: "" or "sub/dir/"; owned */
+	char *generator; /* CMakeCache.txt's, or "Ninja" for a ninja tree CMake did not make */
+	bool cmake;      /* has a CMakeCache.txt */
+	lo_map *produced;  /* relpath -> (void*)1: named by the current configuration */
+	lo_map *past;      /* relpath -> lo_bs_record*: recorded as built in the past */
+	lo_map *live_dirs; /* "sub/CMakeFiles/<t>.dir" of every current target */
+	const char *live_from; /* the record that named the live targets, static */
+	bool have_codemodel;
+	char *missing[LO_BS_SOURCES]; /* why that evidence is incomplete, owned; NULL if whole */
+	const char *decided_by;       /* the record that named the produced set, static */
+} lo_bs_tree;
+
+struct lo_buildsys {
+	char *base; /* absolute, real: what relpaths are relative to; owned */
+	lo_bs_tree **trees; /* the base's own first when it is one, then nested ones */
+	size_t tree_count, tree_cap;
+	char **clean_lists; /* relpaths (to base) of every cmake_clean.cmake; owned */
+	size_t clean_count, clean_cap;
+	char **notes;
+	size_t note_count, note_cap;
+	char **orphans; /* relpaths (to base), for listing */
+	size_t orphan_count, orphan_cap;
+};
+
+/* The tree owning `relpath` (relative to the base): the nearest one above it, or NULL. */
+const lo_bs_tree *lo_bs_tree_of(const lo_buildsys *bs, const char *relpath);
+
+/* A line of the model's notes, about tree `t` (named when nested). */
+void lo_bs_note(lo_buildsys *bs, const lo_bs_tree *t, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Evidence of kind `src` in `t` cannot be trusted to be whole: the first
+ * reason is kept (and noted), later ones only noted.
+ */
+void lo_bs_incomplete(lo_buildsys *bs, lo_bs_tree *t, lo_bs_source src, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * `path` (relative to `base`, itself relative to the tree's dir, or
+ * absolute) as a normalised path relative to the tree; NULL when outside.
+ */
+char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path);
+
+/* Mark `path` produced; false when it lies outside the tree (nothing marked). */
+bool lo_bs_mark_produced(lo_bs_tree *t, const char *base, const char *path);
+
+/* Record that `path` was built in the past; false when it lies outside the tree. */
+bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orphan_evidence ev,
+		     long long when, long long span, long long slack, const char *by);
+
+/* One of the build's records, if it is a regular file (never a FIFO or device). */
+FILE *lo_bs_open_record(const char *path);
+
+/* The readers, each filling `t` from its own records. */
+void lo_bs_read_file_api(lo_buildsys *bs, lo_bs_tree *t, unsigned flags);
+void lo_bs_read_ninja(lo_buildsys *bs, lo_bs_tree *t);
+void lo_bs_read_ninja_log(lo_buildsys *bs, lo_bs_tree *t);
+void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t);
+
+#endif

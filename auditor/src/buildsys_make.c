@@ -1,0 +1,208 @@
+/*
+ * buildsys_make.c - what a Unix Makefiles tree of CMake records (see
+ * buildsys.c for the rule the judge applies).
+ *
+ * CMake writes every target's outputs into
+ * CMakeFiles/<target>.dir/cmake_clean.cmake, and leaves that directory
+ * behind when the target goes: a dead target's clean list names outputs
+ * nothing builds any more. Which targets live comes from the File API
+ * codemodel when there is a fresh one, else from the generator's own
+ * lists, rewritten at every generation: CMakeFiles/TargetDirectories.txt
+ * and the "Target rules for target" sections of CMakeFiles/Makefile2 (the
+ * union of both: a target either names is live). Without any of them, no
+ * clean list is judged dead. The configure step's own outputs come from
+ * CMAKE_MAKEFILE_PRODUCTS in CMakeFiles/Makefile.cmake.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leftover/buf.h"
+#include "buildsys_int.h"
+#include "leftover/map.h"
+
+/* file(REMOVE_RECURSE "a" "b" ...): every quoted string is a path relative to `base`. */
+static void read_clean_list(lo_bs_tree *t, const char *file, const char *base,
+			    const char *target_dir, bool live)
+{
+	FILE *f = lo_bs_open_record(file);
+	lo_buf s = LO_BUF_INIT;
+	int c;
+
+	if (!f)
+		return;
+	while ((c = fgetc(f)) != EOF) {
+		if (c == '#') { /* comment to end of line */
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (c != '"')
+			continue;
+		lo_buf_clear(&s);
+		while ((c = fgetc(f)) != EOF && c != '"') {
+			if (c == '\\' && (c = fgetc(f)) == EOF)
+				break;
+			lo_buf_putc(&s, (char)c);
+		}
+		/* the foreach over per-language clean rules quotes a pattern, not a path */
+		if (!s.len || strchr(lo_buf_cstr(&s), '$'))
+			continue;
+		if (live)
+			lo_bs_mark_produced(t, base, lo_buf_cstr(&s));
+		else
+			lo_bs_mark_past(t, base, lo_buf_cstr(&s), LO_EVIDENCE_CMAKE_CLEAN_LIST, 0, 0,
+					0, target_dir);
+	}
+	lo_buf_dispose(&s);
+	fclose(f);
+}
+
+/*
+ * Where CMake writes a clean list: BASE/CMakeFiles/<target>.dir/cmake_clean.cmake,
+ * BASE (the target's build dir, relative, maybe empty) holding the paths it
+ * lists. The model's walk found files of that name anywhere; one
+ * elsewhere ("CMakeFiles/cmake_clean.cmake", "xCMakeFiles/t.dir/...") is
+ * none of CMake's and is skipped. *target_dir is BASE/CMakeFiles/<target>.dir.
+ */
+static bool clean_list_dirs(const char *relpath, char **target_dir, char **base)
+{
+	static const char file[] = "/cmake_clean.cmake", cmakefiles[] = "CMakeFiles/";
+	size_t len = strlen(relpath), dlen, clen = sizeof(cmakefiles) - 1;
+	const char *t, *c;
+
+	if (len <= sizeof(file) - 1)
+		return false;
+	dlen = len - (sizeof(file) - 1);
+	/* <target>.dir is the last component of the file's dir, CMakeFiles the one before */
+	for (t = relpath + dlen; t > relpath && t[-1] != '/'; t--)
+		;
+	if (t == relpath + dlen || (size_t)(t - relpath) < clen)
+		return false;
+	c = t - clen;
+	if (strncmp(c, cmakefiles, clen) || (c > relpath && c[-1] != '/'))
+		return false;
+	*target_dir = lo_xstrndup(relpath, dlen);
+	*base = lo_xstrndup(relpath, c > relpath ? (size_t)(c - relpath) - 1 : 0);
+	return true;
+}
+
+/*
+ * CMakeFiles/Makefile.cmake: CMAKE_MAKEFILE_PRODUCTS names what the
+ * configure step itself wrote (configure_file outputs), relative to the
+ * build dir. They are the current configuration's even where a dead
+ * target's clean list names the same path (a generated file moved to
+ * configure time). file(COPY) outputs are recorded nowhere; a dead clean
+ * list naming one is still believed.
+ */
+static void read_makefile_products(lo_bs_tree *t)
+{
+	static const char key[] = "set(CMAKE_MAKEFILE_PRODUCTS";
+	lo_buf p = LO_BUF_INIT, s = LO_BUF_INIT;
+	char line[8192];
+	bool in = false;
+	FILE *f;
+
+	lo_buf_printf(&p, "%s/CMakeFiles/Makefile.cmake", t->dir);
+	f = lo_bs_open_record(lo_buf_cstr(&p));
+	lo_buf_dispose(&p);
+	if (!f)
+		return;
+	/* CMake writes one quoted path per line between the set( and the ) */
+	while (fgets(line, sizeof(line), f)) {
+		char *q, *end;
+
+		if (!strchr(line, '\n') && !feof(f)) { /* longer than any path: skipped whole */
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (!in) {
+			in = !strncmp(line, key, sizeof(key) - 1);
+			continue;
+		}
+		if (line[strspn(line, " \t")] == ')')
+			break;
+		if (!(q = strchr(line, '"')) || !(end = strrchr(q + 1, '"')) || end == q + 1 ||
+		    memchr(q + 1, '\\', (size_t)(end - q - 1)) || memchr(q + 1, '$', (size_t)(end - q - 1)))
+			continue; /* an escape or a variable: not a plain path, not believed */
+		lo_buf_clear(&s);
+		lo_buf_add(&s, q + 1, (size_t)(end - q - 1));
+		lo_bs_mark_produced(t, NULL, lo_buf_cstr(&s));
+	}
+	lo_buf_dispose(&s);
+	fclose(f);
+}
+
+/*
+ * A "live target" list: TargetDirectories.txt (one absolute
+ * .../CMakeFiles/<t>.dir a line) or Makefile2 ("# Target rules for target
+ * sub/CMakeFiles/<t>.dir", relative). False when the file is missing or
+ * ends mid-line (cut short: a target might be missing from it).
+ */
+static bool read_live_list(lo_bs_tree *t, const char *name, const char *lead)
+{
+	lo_buf p = LO_BUF_INIT;
+	char *line = NULL, *rel;
+	size_t cap = 0, llen = strlen(lead);
+	ssize_t n;
+	bool whole = true;
+	FILE *f;
+
+	lo_buf_printf(&p, "%s/CMakeFiles/%s", t->dir, name);
+	f = lo_bs_open_record(lo_buf_cstr(&p));
+	lo_buf_dispose(&p);
+	if (!f)
+		return false;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] != '\n') {
+			whole = false;
+			break;
+		}
+		line[n - 1] = '\0';
+		if (strncmp(line, lead, llen) || !(rel = lo_bs_normalise(t, NULL, line + llen)))
+			continue;
+		lo_map_put(t->live_dirs, rel, (void *)1);
+		free(rel);
+	}
+	free(line);
+	fclose(f);
+	return whole;
+}
+
+void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t)
+{
+	size_t plen = strlen(t->prefix), i;
+	bool listed;
+
+	read_makefile_products(t);
+	/* both lists, whole, or the codemodel: a live target missing from one would look dead */
+	listed = read_live_list(t, "TargetDirectories.txt", "");
+	listed = read_live_list(t, "Makefile2", "# Target rules for target ") && listed;
+	if (!t->have_codemodel && !listed) {
+		lo_bs_incomplete(bs, t, LO_BS_MAKE,
+				 "without a File API codemodel or a whole CMakeFiles/TargetDirectories.txt "
+				 "and Makefile2, dead Makefile targets cannot be told from live ones");
+	} else if (!t->have_codemodel) {
+		t->live_from = "CMakeFiles/TargetDirectories.txt and Makefile2";
+		t->decided_by = "clean lists of the targets in TargetDirectories.txt";
+	}
+	for (i = 0; i < bs->clean_count; i++) {
+		const char *rel = bs->clean_lists[i] + plen;
+		char *target_dir, *base, *abs = NULL;
+
+		/* this tree's own lists, not those of a tree nested in it */
+		if (strncmp(bs->clean_lists[i], t->prefix, plen) ||
+		    lo_bs_tree_of(bs, bs->clean_lists[i]) != t || !clean_list_dirs(rel, &target_dir, &base))
+			continue;
+		if (asprintf(&abs, "%s/%s", t->dir, rel) < 0)
+			abort();
+		read_clean_list(t, abs, base, target_dir,
+				lo_map_get(t->live_dirs, target_dir, NULL) != NULL);
+		free(abs);
+		free(base);
+		free(target_dir);
+	}
+}
