@@ -192,10 +192,20 @@ FILE *lo_bs_open_record(const char *path)
 
 /* ---- the trees under the base ---------------------------------------------- */
 
-/* Does `dir` hold a build tree's records: CMakeCache.txt, or a ninja manifest? */
+/*
+ * A build tree's marker: CMakeCache.txt, or the .ninja_log that ninja
+ * writes where it ran. Not build.ninja alone: a hand-written tree may
+ * subninja a sub/build.ninja, which is part of its tree, not one of its own.
+ */
+static bool is_marker(const char *name)
+{
+	return !strcmp(name, "CMakeCache.txt") || !strcmp(name, ".ninja_log");
+}
+
+/* Does `dir` hold a build tree's marker? */
 static bool is_build_dir(const char *dir)
 {
-	static const char *const markers[] = { "CMakeCache.txt", "build.ninja" };
+	static const char *const markers[] = { "CMakeCache.txt", ".ninja_log" };
 	lo_buf p = LO_BUF_INIT;
 	bool yes = false;
 	size_t i;
@@ -241,7 +251,7 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 	if (!strcmp(e->name, "cmake_clean.cmake")) {
 		lo_array_grow(&bs->clean_lists, &bs->clean_cap, bs->clean_count + 1, sizeof(char *));
 		bs->clean_lists[bs->clean_count++] = lo_xstrdup(e->relpath);
-	} else if (!strcmp(e->name, "CMakeCache.txt") || !strcmp(e->name, "build.ninja")) {
+	} else if (is_marker(e->name)) {
 		lo_array_grow(&f->dirs, &f->cap, f->count + 1, sizeof(char *));
 		f->dirs[f->count++] = lo_xstrndup(e->relpath, dlen); /* "" or "sub/" */
 	}

@@ -174,5 +174,160 @@ def test_unix_makefiles():
     assert "Building" not in out and "Linking" not in out, out
 
 
+# A ninja tree no generator made, in git: variables, an include, a subninja
+# in a subdirectory (its own build.ninja, yet no tree of its own), an
+# implicit output, escapes, a continued line and phony aliases. Branch a
+# builds lib/libgone.so (and one named with a space and a colon); branch b
+# not.
+RULES = """cflags = -O1
+rule cc
+  command = gcc $cflags -shared -fPIC -o $out $in -Wl,-Map,$map
+  description = CC $out
+"""
+TOP = """libdir = lib
+include rules.ninja
+build $libdir/libcore.so | ${libdir}/libcore.map: cc core.c
+  map = $libdir/libcore.map
+subninja plugins/build.ninja
+build core: phony $libdir/libcore.so
+"""
+TOP_GONE = """build $libdir/libgone$ .so$:x.so: cc gone.c
+  map = /dev/null
+build gone: phony $libdir/libgone$ .so$:x.so
+build $libdir/libgone.so: cc $
+    gone.c
+  map = /dev/null
+"""
+PLUGINS = """pdir = plugins
+build $pdir/libplug.so: cc plug.c
+  map = /dev/null
+"""
+
+
+def handwritten_tree(name):
+    d = lotest.workdir(name)
+    t = d / "tree"
+    (t / "plugins").mkdir(parents=True)
+    (t / "core.c").write_text("int core(void) { return 1; }\n")
+    (t / "gone.c").write_text("int gone(void) { return 2; }\n")
+    (t / "plug.c").write_text("int plug(void) { return 3; }\n")
+    (t / "rules.ninja").write_text(RULES)
+    (t / "plugins/build.ninja").write_text(PLUGINS)
+    (t / "build.ninja").write_text(TOP + TOP_GONE)
+    (t / ".gitignore").write_text("lib/\n*.so\n.ninja_*\n")
+    lotest.git(t, "init", "-q", "-b", "branch-a")
+    lotest.git(t, "add", "-A")
+    lotest.git(t, "commit", "-q", "-m", "core, plug and gone")
+    lotest.git(t, "checkout", "-q", "-b", "branch-b")
+    (t / "build.ninja").write_text(TOP)
+    lotest.git(t, "commit", "-q", "-am", "drop gone")
+    for branch in ("branch-a", "branch-b"):
+        lotest.git(t, "checkout", "-q", branch)
+        lotest.run(["ninja", "-C", t])
+    return t
+
+
+DROPPED = ["lib/libgone.so", "lib/libgone .so:x.so"]
+LIVE = ["lib/libcore.so", "plugins/libplug.so"]
+
+
+def test_handwritten_ninja_tree():
+    t = handwritten_tree("first-handwritten")
+    r = check_first_scan(t, DROPPED, LIVE, "ninja-log")
+    orphans = {p for p, f in r.files.items() if f["orphan"] is True and is_so(p)}
+    assert orphans == cleandead(t, ["build.ninja"]) == set(DROPPED), orphans
+    check_clean(t, DROPPED)
+    ninja_has_no_work(t, ["build.ninja"])
+
+
+def damaged(name, how):
+    """The hand-written tree with one record damaged by `how(tree)`: no orphan, a note."""
+    t = handwritten_tree("first-damaged-" + name)
+    how(t)
+    r = lotest.scan(t)
+    for p in DROPPED + LIVE:
+        assert r.file(p)["orphan"] is not True and r.file(p)["verdict"] != "stale", r.file(p)
+    assert r.file("lib/libgone.so")["orphan"] is None, r.file("lib/libgone.so")
+    return r.doc["notes"]
+
+
+def cut(path, keep):
+    data = path.read_bytes()
+    path.write_bytes(data[:keep(data)])
+
+
+def test_a_log_cut_short_is_no_evidence():
+    notes = damaged("log-cut", lambda t: cut(t / ".ninja_log", lambda d: len(d) - 3))
+    assert any("cut short" in n for n in notes), notes
+
+
+def test_a_log_from_a_newer_ninja_is_no_evidence():
+    def newer(t):
+        log = t / ".ninja_log"
+        lines = log.read_text().split("\n")
+        log.write_text("\n".join(["# ninja log v99"] + lines[1:]))
+    notes = damaged("log-newer", newer)
+    assert any("version 99" in n for n in notes), notes
+
+
+def test_a_log_naming_a_path_outside_the_tree_is_no_evidence():
+    def outside(t):
+        with open(t / ".ninja_log", "a") as f:
+            f.write("1\t2\t1700000000000000000\t../elsewhere/libx.so\t0\n")
+    notes = damaged("log-outside", outside)
+    assert any("outside the tree" in n for n in notes), notes
+
+
+def test_a_manifest_cut_short_is_no_evidence():
+    # cut inside the include's path: ninja would fail on it too
+    notes = damaged("manifest-cut", lambda t: cut(t / "build.ninja",
+                                                   lambda d: d.index(b"rules.ninja") + 5))
+    assert any("build.ninja" in n for n in notes), notes
+
+
+def test_a_manifest_naming_an_output_outside_the_tree_is_no_evidence():
+    def outside(t):
+        with open(t / "build.ninja", "a") as f:
+            f.write("build /elsewhere/libcore.so: cc core.c\n")
+    notes = damaged("manifest-outside", outside)
+    assert any("outside the tree" in n for n in notes), notes
+
+
+# An ExternalProject super-build: the sub-build is a tree of its own, with
+# its own CMakeCache.txt and .ninja_log, and judges the files under it.
+SUPER = """cmake_minimum_required(VERSION 3.18)
+project(super NONE)
+include(ExternalProject)
+ExternalProject_Add(inner SOURCE_DIR {src} BINARY_DIR ${{CMAKE_BINARY_DIR}}/inner-build
+  CMAKE_GENERATOR Ninja INSTALL_COMMAND "" BUILD_ALWAYS ON)
+"""
+
+
+def test_external_project_sub_build():
+    d = lotest.workdir("first-superbuild")
+    src, sup, build = d / "src", d / "super", d / "build"
+    make_repo(src)
+    sup.mkdir()
+    (sup / "CMakeLists.txt").write_text(SUPER.format(src=src))
+    lotest.run([lotest.CMAKE, "-S", sup, "-B", build, "-G", "Ninja"])
+    for branch in ("branch-a", "branch-b"):
+        lotest.git(src, "checkout", "-q", branch)
+        lotest.run([lotest.CMAKE, "--build", build])
+    inner = build / "inner-build"
+    assert (inner / "libgone.so").exists() and (inner / "CMakeCache.txt").exists()
+    dropped = ["inner-build/libgone.so"]
+    r = check_first_scan(build, dropped, ["inner-build/libcore.so", "inner-build/libplug.so"],
+                         "ninja-log")
+    detail = [x["detail"] for x in r.reasons(dropped[0], "orphan")]
+    assert "nested build tree" in detail[0], detail
+    orphans = {"inner-build/" + p for p in cleandead(inner, ["build.ninja"])}
+    assert orphans == {p for p, f in r.files.items() if f["orphan"] is True and is_so(p)}
+    # the sub-build scanned alone is judged by the same records
+    r = lotest.scan(inner)
+    assert {p for p, f in r.files.items() if f["verdict"] == "stale"} == {"libgone.so"}, r.stdout
+    check_clean(build, dropped)
+    ninja_has_no_work(inner, ["build.ninja"])
+
+
 if __name__ == "__main__":
     lotest.main(globals())

@@ -4,7 +4,7 @@
  *
  * lo_buildsys_open reads, once per scan root, every build tree under a
  * base dir (the base itself, and nested ones such as an ExternalProject
- * sub-build; each a directory with CMakeCache.txt or build.ninja):
+ * sub-build; each a directory with CMakeCache.txt or a .ninja_log):
  *  - the CMake File API reply (codemodel-v2): every target's artifacts in
  *    every configuration; the stateless query is written when missing;
  *  - Ninja, whatever generated it: `.ninja_log` (everything built in the
@@ -45,8 +45,8 @@ int lo_buildsys_open(lo_buildsys **out, const char *base, unsigned flags);
 
 /*
  * What a scan of `dir` (absolute, real) is judged against: the nearest
- * build dir holding it (itself or an ancestor with CMakeCache.txt or
- * build.ninja), else `dir` itself, where nested trees may still be found.
+ * build dir holding it (itself or an ancestor with CMakeCache.txt or a
+ * .ninja_log), else `dir` itself, where nested trees may still be found.
  * Owned.
  */
 char *lo_buildsys_base_of(const char *dir);
