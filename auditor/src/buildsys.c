@@ -127,13 +127,23 @@ char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path)
 	return lo_buf_detach(&out);
 }
 
-bool lo_bs_mark_produced(lo_bs_tree *t, const char *base, const char *path)
+const char *lo_bs_label(lo_bs_tree *t, const char *name)
+{
+	char *l = lo_map_get(t->labels, name, NULL);
+
+	if (!l)
+		lo_map_put(t->labels, name, l = lo_xstrdup(name));
+	return l;
+}
+
+bool lo_bs_mark_produced(lo_bs_tree *t, const char *base, const char *path, const char *by)
 {
 	char *rel = lo_bs_normalise(t, base, path);
 
 	if (!rel)
 		return false;
-	lo_map_put(t->produced, rel, (void *)1);
+	if (!lo_map_get(t->produced, rel, NULL))
+		lo_map_put(t->produced, rel, (void *)by);
 	free(rel);
 	return true;
 }
@@ -273,6 +283,7 @@ static lo_bs_tree *tree_new(const char *base, const char *prefix)
 	t->produced = lo_map_new();
 	t->past = lo_map_new();
 	t->live_dirs = lo_map_new();
+	t->labels = lo_map_new();
 	t->cmake = access(cache, F_OK) == 0;
 	free(cache);
 	t->generator = t->cmake ? lo_buildsys_cache_value(t->dir, "CMAKE_GENERATOR") : NULL;
@@ -299,6 +310,7 @@ static void tree_free(lo_bs_tree *t)
 	lo_map_free(t->produced, NULL);
 	lo_map_free(t->past, free_record);
 	lo_map_free(t->live_dirs, NULL);
+	lo_map_free(t->labels, free);
 	for (i = 0; i < LO_BS_SOURCES; i++)
 		free(t->missing[i]);
 	free(t->generator);
@@ -520,17 +532,25 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 		return;
 	/* produced by any tree holding it: an outer build may write into a nested one */
 	for (i = 0; i < bs->tree_count; i++) {
+		const char *by;
+
 		o = bs->trees[i];
-		if (covers(o, relpath) && lo_map_get(o->produced, relpath + strlen(o->prefix), NULL)) {
+		if (covers(o, relpath) && (by = lo_map_get(o->produced, relpath + strlen(o->prefix), NULL))) {
 			v->orphan = 0;
-			snprintf(v->detail, sizeof(v->detail), "produced by the current %s",
-				 o->decided_by ? o->decided_by : "build");
+			snprintf(v->detail, sizeof(v->detail), "named by %s%s%s", by,
+				 *o->prefix ? " of " : "", *o->prefix ? o->dir : "");
 			return;
 		}
 	}
 	rel = relpath + strlen(t->prefix);
-	if (!(r = lo_map_get(t->past, rel, NULL)))
+	if (!(r = lo_map_get(t->past, rel, NULL))) {
+		/* nothing recorded it: say so when a record that might have was not read */
+		missing = t->missing[LO_BS_NINJA] ? t->missing[LO_BS_NINJA] : t->missing[LO_BS_MAKE];
+		if (missing)
+			snprintf(v->detail, sizeof(v->detail), "no record of building it read; %s",
+				 missing);
 		return;
+	}
 	/* the rule: every record that could produce it read whole, its own tree's and outer ones' */
 	missing = t->missing[r->evidence == LO_EVIDENCE_NINJA_LOG ? LO_BS_NINJA : LO_BS_MAKE];
 	for (i = 0; !missing && i < bs->tree_count; i++) {

@@ -167,6 +167,7 @@ static json_t *load_reply(const lo_bs_tree *t, const char *file)
 static void read_target(lo_bs_tree *t, const char *file)
 {
 	json_t *tj = load_reply(t, file), *arts, *a, *name, *build;
+	const char *by = "the File API reply";
 	size_t i;
 
 	if (!tj)
@@ -176,6 +177,10 @@ static void read_target(lo_bs_tree *t, const char *file)
 	if (json_is_string(name) && json_is_string(build)) {
 		lo_buf d = LO_BUF_INIT;
 		char *rel;
+
+		lo_buf_printf(&d, "the File API reply (target %s)", json_string_value(name));
+		by = lo_bs_label(t, lo_buf_cstr(&d));
+		lo_buf_clear(&d);
 
 		/* "." is the top of the build tree */
 		if (strcmp(json_string_value(build), "."))
@@ -191,7 +196,7 @@ static void read_target(lo_bs_tree *t, const char *file)
 		json_t *path = json_object_get(a, "path");
 
 		if (json_is_string(path))
-			lo_bs_mark_produced(t, NULL, json_string_value(path));
+			lo_bs_mark_produced(t, NULL, json_string_value(path), by);
 	}
 	json_decref(tj);
 }
@@ -293,10 +298,8 @@ void lo_bs_read_file_api(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 	if (t->have_codemodel && index && stat(lo_buf_cstr(&cache), &st) == 0 &&
 	    reply_time < st.st_mtime)
 		t->have_codemodel = false;
-	if (t->have_codemodel) {
+	if (t->have_codemodel)
 		t->live_from = "the File API reply";
-		t->decided_by = "the File API reply";
-	}
 	free(index);
 	lo_buf_dispose(&cache);
 }

@@ -40,13 +40,13 @@ typedef struct lo_bs_tree {
 	char *prefix;    /* relative to the model's base: "" or "sub/dir/"; owned */
 	char *generator; /* CMakeCache.txt's, or "Ninja" for a ninja tree CMake did not make */
 	bool cmake;      /* has a CMakeCache.txt */
-	lo_map *produced;  /* relpath -> (void*)1: named by the current configuration */
+	lo_map *produced;  /* relpath -> the record naming it current (a label) */
 	lo_map *past;      /* relpath -> lo_bs_record*: recorded as built in the past */
 	lo_map *live_dirs; /* "sub/CMakeFiles/<t>.dir" of every current target */
 	const char *live_from; /* the record that named the live targets, static */
 	bool have_codemodel;
 	char *missing[LO_BS_SOURCES]; /* why that evidence is incomplete, owned; NULL if whole */
-	const char *decided_by;       /* the record that named the produced set, static */
+	lo_map *labels; /* label -> itself, owned: the names of records, kept once */
 } lo_bs_tree;
 
 struct lo_buildsys {
@@ -81,8 +81,15 @@ void lo_bs_incomplete(lo_buildsys *bs, lo_bs_tree *t, lo_bs_source src, const ch
  */
 char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path);
 
-/* Mark `path` produced; false when it lies outside the tree (nothing marked). */
-bool lo_bs_mark_produced(lo_bs_tree *t, const char *base, const char *path);
+/* `name` kept for the tree's lifetime, once however often asked for. */
+const char *lo_bs_label(lo_bs_tree *t, const char *name);
+
+/*
+ * Mark `path` produced, by the record `by` (a label or static; the first
+ * record naming a path is the one explain shows: the File API reply is read
+ * first); false when it lies outside the tree (nothing marked).
+ */
+bool lo_bs_mark_produced(lo_bs_tree *t, const char *base, const char *path, const char *by);
 
 /* Record that `path` was built in the past; false when it lies outside the tree. */
 bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orphan_evidence ev,

@@ -27,10 +27,13 @@ static void read_clean_list(lo_bs_tree *t, const char *file, const char *base,
 {
 	FILE *f = lo_bs_open_record(file);
 	lo_buf s = LO_BUF_INIT;
+	const char *by;
 	int c;
 
 	if (!f)
 		return;
+	lo_buf_printf(&s, "%s/cmake_clean.cmake, a live target's clean list", target_dir);
+	by = lo_bs_label(t, lo_buf_cstr(&s));
 	while ((c = fgetc(f)) != EOF) {
 		if (c == '#') { /* comment to end of line */
 			while ((c = fgetc(f)) != EOF && c != '\n')
@@ -49,7 +52,7 @@ static void read_clean_list(lo_bs_tree *t, const char *file, const char *base,
 		if (!s.len || strchr(lo_buf_cstr(&s), '$'))
 			continue;
 		if (live)
-			lo_bs_mark_produced(t, base, lo_buf_cstr(&s));
+			lo_bs_mark_produced(t, base, lo_buf_cstr(&s), by);
 		else
 			lo_bs_mark_past(t, base, lo_buf_cstr(&s), LO_EVIDENCE_CMAKE_CLEAN_LIST, 0, 0,
 					0, target_dir);
@@ -130,7 +133,8 @@ static void read_makefile_products(lo_bs_tree *t)
 			continue; /* an escape or a variable: not a plain path, not believed */
 		lo_buf_clear(&s);
 		lo_buf_add(&s, q + 1, (size_t)(end - q - 1));
-		lo_bs_mark_produced(t, NULL, lo_buf_cstr(&s));
+		lo_bs_mark_produced(t, NULL, lo_buf_cstr(&s),
+				    "CMakeFiles/Makefile.cmake (the configure step's outputs)");
 	}
 	lo_buf_dispose(&s);
 	fclose(f);
@@ -187,7 +191,6 @@ void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t)
 				 "and Makefile2, dead Makefile targets cannot be told from live ones");
 	} else if (!t->have_codemodel) {
 		t->live_from = "CMakeFiles/TargetDirectories.txt and Makefile2";
-		t->decided_by = "clean lists of the targets in TargetDirectories.txt";
 	}
 	for (i = 0; i < bs->clean_count; i++) {
 		const char *rel = bs->clean_lists[i] + plen;

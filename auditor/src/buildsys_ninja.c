@@ -432,6 +432,13 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 	char *rule = NULL;
 	bool ok = false;
 	size_t i;
+	const char *by;
+	char *label = NULL;
+
+	if (asprintf(&label, "the ninja manifest %s", lx->file) < 0)
+		abort();
+	by = lo_bs_label(ps->t, label);
+	free(label);
 
 	if (!read_paths(lx, &o, true) || !o.count || lx->p >= lx->end || *lx->p != ':')
 		goto out;
@@ -447,7 +454,7 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 		char *path = eval(o.raw[i], edge, sc);
 
 		/* a phony edge names the generator's inputs (CMakeLists.txt) as outputs: no files */
-		if (!*path || (!lo_bs_mark_produced(ps->t, NULL, path) && strcmp(rule, "phony"))) {
+		if (!*path || (!lo_bs_mark_produced(ps->t, NULL, path, by) && strcmp(rule, "phony"))) {
 			char *what = NULL;
 
 			if (asprintf(&what, "the output '%s' lies outside the tree", path) < 0)
@@ -570,8 +577,14 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 		free(what);
 		return;
 	}
-	if (len && text[len - 1] != '\n')
-		fail(ps, &lx, "it ends mid-line (cut short?)");
+	if (len && text[len - 1] != '\n') {
+		char *what = NULL;
+
+		if (asprintf(&what, "'%s' ends mid-line (cut short?)", rel) < 0)
+			abort();
+		fail(ps, NULL, what);
+		free(what);
+	}
 	while (!ps->failed && lx.p < lx.end) {
 		const char *q = lx.p;
 
@@ -640,7 +653,5 @@ void lo_bs_read_ninja(lo_buildsys *bs, lo_bs_tree *t)
 	lo_map_free(top.vars, free_value);
 	if (strstr(t->generator, "Multi-Config"))
 		read_config_manifests(&ps);
-	if (!ps.failed && !t->decided_by)
-		t->decided_by = "build.ninja";
 	lo_bs_read_ninja_log(bs, t);
 }

@@ -152,6 +152,30 @@ def test_ninja_multi_config_three_configurations():
                 ["build.ninja"] + ["build-%s.ninja" % c for c in configs])
 
 
+def explain_records(path):
+    out = lotest.leftover("explain", path).stdout
+    lines = [l for l in out.splitlines() if l.startswith("build records: ")]
+    assert len(lines) == 1, out
+    return lines[0]
+
+
+def test_explain_names_the_record_that_decided():
+    # before any reply: the configuration's own manifest; with one: the reply
+    configs = ("Debug", "Release")
+    build = two_branch_cmake("first-explain", "Ninja Multi-Config", configs,
+                             {"CMAKE_CONFIGURATION_TYPES": ";".join(configs)})
+    line = explain_records(build / "Release/libcore.so")
+    assert line.endswith("produced now, named by the ninja manifest CMakeFiles/impl-Release.ninja"), line
+    line = explain_records(build / "Release/libgone.so")
+    assert line.startswith("build records: orphan (evidence ninja-log): built "), line
+    assert lotest.scan(build, args=["--reconfigure"]).file("Release/libgone.so")["orphan"] is True
+    line = explain_records(build / "Release/libcore.so")
+    assert line.endswith("produced now, named by the File API reply (target core)"), line
+    (build / "build-Release.ninja").unlink()
+    line = explain_records(build / "Release/libgone.so")
+    assert "no evidence" in line and "build-Release.ninja" in line, line
+
+
 def test_multi_config_without_a_configuration_manifest_is_no_evidence():
     # the rule alone: a configuration whose manifest cannot be read leaves every verdict open
     configs = ("Debug", "Release")
