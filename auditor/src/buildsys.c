@@ -250,21 +250,31 @@ typedef struct found {
 	lo_buildsys *bs;
 } found;
 
+static void add_dir(found *f, const char *prefix, size_t len)
+{
+	lo_array_grow(&f->dirs, &f->cap, f->count + 1, sizeof(char *));
+	f->dirs[f->count++] = lo_xstrndup(prefix, len); /* "" or "sub/" */
+}
+
 static int on_entry(const lo_walk_entry *e, void *payload)
 {
 	found *f = payload;
 	lo_buildsys *bs = f->bs;
-	size_t dlen = (size_t)(e->name - e->relpath);
+	char *rel = NULL;
 
 	if (e->err)
 		return 0;
+	if (asprintf(&rel, "%s%s", bs->below, e->relpath) < 0)
+		abort();
+	lo_bs_tree_entry(bs, rel, e->name, e->type);
 	if (!strcmp(e->name, "cmake_clean.cmake")) {
 		lo_array_grow(&bs->clean_lists, &bs->clean_cap, bs->clean_count + 1, sizeof(char *));
-		bs->clean_lists[bs->clean_count++] = lo_xstrdup(e->relpath);
+		bs->clean_lists[bs->clean_count++] = rel;
+		rel = NULL;
 	} else if (is_marker(e->name)) {
-		lo_array_grow(&f->dirs, &f->cap, f->count + 1, sizeof(char *));
-		f->dirs[f->count++] = lo_xstrndup(e->relpath, dlen); /* "" or "sub/" */
+		add_dir(f, rel, strlen(rel) - strlen(e->name));
 	}
+	free(rel);
 	return 0;
 }
 
@@ -292,7 +302,7 @@ static lo_bs_tree *tree_new(const char *base, const char *prefix)
 	return t;
 }
 
-static void free_record(void *v)
+void lo_bs_free_record(void *v)
 {
 	lo_bs_record *r = v;
 
@@ -308,7 +318,7 @@ static void tree_free(lo_bs_tree *t)
 	if (!t)
 		return;
 	lo_map_free(t->produced, NULL);
-	lo_map_free(t->past, free_record);
+	lo_map_free(t->past, lo_bs_free_record);
 	lo_map_free(t->live_dirs, NULL);
 	lo_map_free(t->labels, free);
 	for (i = 0; i < LO_BS_SOURCES; i++)
@@ -357,7 +367,7 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
 	struct stat st;
 
 	(void)value;
-	if (asprintf(&rel, "%s%s", c->t->prefix, relpath) < 0)
+	if (asprintf(&rel, "%s%s", c->t ? c->t->prefix : "", relpath) < 0)
 		abort();
 	lo_buildsys_judge(bs, rel, &v);
 	if (v.orphan == 1 && asprintf(&abs, "%s/%s", bs->base, rel) >= 0 && lstat(abs, &st) == 0 &&
@@ -370,42 +380,75 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
 	free(rel);
 }
 
-int lo_buildsys_open(lo_buildsys **out, const char *base, unsigned flags)
+/*
+ * The trees: those the walk of the scanned dir found in and under it, and
+ * those holding it, from the base down (a scan of build/lib is judged by
+ * build/'s records). Sorted, so the base's own comes first.
+ */
+static void find_trees(lo_buildsys *bs, const char *dir)
 {
-	found f = { NULL, 0, 0, NULL };
-	lo_buildsys *bs;
-	char *real;
-	size_t i;
+	found f = { NULL, 0, 0, bs };
+	size_t i, len = strlen(bs->below);
+	char *at = NULL;
 
-	*out = NULL;
-	if (!(real = realpath(base, NULL)))
-		return 0;
-	bs = lo_xcalloc(1, sizeof(*bs));
-	bs->base = real;
-	f.bs = bs;
-	lo_walk_tree(real, 1, on_entry, &f);
-	/* one tree per directory holding a marker, the base's first (sorted: "" leads) */
+	lo_walk_tree(dir, 1, on_entry, &f);
+	for (i = 0; i < len; i++) {
+		if (i && bs->below[i - 1] != '/')
+			continue;
+		if (asprintf(&at, "%s/%.*s", bs->base, (int)i, bs->below) < 0)
+			abort();
+		if (is_build_dir(at))
+			add_dir(&f, bs->below, i);
+		free(at);
+	}
 	if (f.count)
 		qsort(f.dirs, f.count, sizeof(char *), cmp_str);
 	for (i = 0; i < f.count; i++) {
-		if (i && !strcmp(f.dirs[i], f.dirs[i - 1]))
-			continue;
-		lo_array_grow(&bs->trees, &bs->tree_cap, bs->tree_count + 1, sizeof(lo_bs_tree *));
-		bs->trees[bs->tree_count++] = tree_new(real, f.dirs[i]);
+		if (!i || strcmp(f.dirs[i], f.dirs[i - 1])) {
+			lo_array_grow(&bs->trees, &bs->tree_cap, bs->tree_count + 1, sizeof(lo_bs_tree *));
+			bs->trees[bs->tree_count++] = tree_new(bs->base, f.dirs[i]);
+		}
 	}
 	for (i = 0; i < f.count; i++)
 		free(f.dirs[i]);
 	free(f.dirs);
-	if (!bs->tree_count) {
+}
+
+int lo_buildsys_open(lo_buildsys **out, const char *dir, unsigned flags)
+{
+	lo_buildsys *bs;
+	char *real;
+	size_t i, blen;
+
+	*out = NULL;
+	if (!(real = realpath(dir, NULL)))
+		return 0;
+	bs = lo_xcalloc(1, sizeof(*bs));
+	bs->base = lo_buildsys_base_of(real);
+	blen = strlen(bs->base);
+	/* the scanned dir below the base: "" or "sub/dir/" */
+	if (asprintf(&bs->below, "%s%s", real[blen] ? real + blen + 1 : "", real[blen] ? "/" : "") < 0)
+		abort();
+	bs->evidence = lo_map_new();
+	bs->superseded = lo_map_new();
+	find_trees(bs, real);
+	free(real);
+	for (i = 0; i < bs->tree_count; i++)
+		read_tree(bs, bs->trees[i], flags);
+	lo_bs_read_tree_evidence(bs);
+	if (!bs->tree_count && !lo_map_count(bs->evidence)) {
 		lo_buildsys_free(bs);
 		return 0;
 	}
-	for (i = 0; i < bs->tree_count; i++)
-		read_tree(bs, bs->trees[i], flags);
 	for (i = 0; i < bs->tree_count; i++) {
 		collect c = { bs, bs->trees[i] };
 
 		lo_map_foreach(bs->trees[i]->past, collect_orphan, &c);
+	}
+	{
+		collect c = { bs, NULL };
+
+		lo_map_foreach(bs->evidence, collect_orphan, &c);
 	}
 	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
 		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
@@ -431,8 +474,19 @@ void lo_buildsys_free(lo_buildsys *bs)
 	for (i = 0; i < bs->orphan_count; i++)
 		free(bs->orphans[i]);
 	free(bs->orphans);
+	for (i = 0; i < bs->cand_count; i++)
+		free(bs->cands[i].rel);
+	free(bs->cands);
+	lo_map_free(bs->evidence, lo_bs_free_record);
+	lo_map_free(bs->superseded, free);
+	free(bs->below);
 	free(bs->base);
 	free(bs);
+}
+
+const char *lo_buildsys_base(const lo_buildsys *bs)
+{
+	return bs->base;
 }
 
 const char *lo_buildsys_generator(const lo_buildsys *bs)
@@ -450,6 +504,8 @@ const char *lo_orphan_evidence_str(lo_orphan_evidence e)
 	switch (e) {
 	case LO_EVIDENCE_NINJA_LOG: return "ninja-log";
 	case LO_EVIDENCE_CMAKE_CLEAN_LIST: return "cmake-clean-list";
+	case LO_EVIDENCE_SUPERSEDED_LIBRARY: return "superseded-library";
+	case LO_EVIDENCE_SOURCE_DELETED: return "source-deleted";
 	case LO_EVIDENCE_NONE: break;
 	}
 	return "none";
@@ -529,7 +585,7 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 	memset(v, 0, sizeof(*v));
 	v->orphan = -1;
 	if (!t)
-		return;
+		goto tree_evidence;
 	/* produced by any tree holding it: an outer build may write into a nested one */
 	for (i = 0; i < bs->tree_count; i++) {
 		const char *by;
@@ -549,7 +605,7 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 		if (missing)
 			snprintf(v->detail, sizeof(v->detail), "no record of building it read; %s",
 				 missing);
-		return;
+		goto tree_evidence;
 	}
 	/* the rule: every record that could produce it read whole, its own tree's and outer ones' */
 	missing = t->missing[r->evidence == LO_EVIDENCE_NINJA_LOG ? LO_BS_NINJA : LO_BS_MAKE];
@@ -571,6 +627,19 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 	v->orphan = 1;
 	v->evidence = r->evidence;
 	orphan_detail(t, r, v);
+	return;
+tree_evidence:
+	/* no build record of it: the tree and git may say (buildsys_tree.c) */
+	if ((r = lo_map_get(bs->evidence, relpath, NULL))) {
+		v->orphan = 1;
+		v->evidence = r->evidence;
+		snprintf(v->detail, sizeof(v->detail), "%s", r->by);
+	}
+}
+
+const char *lo_buildsys_superseded(const lo_buildsys *bs, const char *needed)
+{
+	return lo_map_get(bs->superseded, needed, NULL);
 }
 
 size_t lo_buildsys_orphan_count(const lo_buildsys *bs)

@@ -49,16 +49,27 @@ typedef struct lo_bs_tree {
 	lo_map *labels; /* label -> itself, owned: the names of records, kept once */
 } lo_bs_tree;
 
+/* A file the tree evidence may speak of (buildsys_tree.c), found by the model's walk. */
+typedef struct lo_bs_cand {
+	char *rel; /* relative to the base; owned */
+	unsigned char type; /* DT_REG, DT_LNK */
+} lo_bs_cand;
+
 struct lo_buildsys {
-	char *base; /* absolute, real: what relpaths are relative to; owned */
+	char *base;  /* absolute, real: what relpaths are relative to; owned */
+	char *below; /* the dir opened, below the base: "" or "sub/dir/"; owned */
 	lo_bs_tree **trees; /* the base's own first when it is one, then nested ones */
 	size_t tree_count, tree_cap;
-	char **clean_lists; /* relpaths (to base) of every cmake_clean.cmake; owned */
+	char **clean_lists; /* relpaths (to base) of every cmake_clean.cmake under `below`; owned */
 	size_t clean_count, clean_cap;
 	char **notes;
 	size_t note_count, note_cap;
 	char **orphans; /* relpaths (to base), for listing */
 	size_t orphan_count, orphan_cap;
+	lo_bs_cand *cands; /* shared objects no tree may own: for the tree evidence */
+	size_t cand_count, cand_cap;
+	lo_map *evidence;   /* relpath (to base) -> lo_bs_record*, from the tree and git */
+	lo_map *superseded; /* library name ("libfoo.so.0") -> relpath of the superseded file, owned */
 };
 
 /* The tree owning `relpath` (relative to the base): the nearest one above it, or NULL. */
@@ -97,6 +108,11 @@ bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orpha
 
 /* One of the build's records, if it is a regular file (never a FIFO or device). */
 FILE *lo_bs_open_record(const char *path);
+
+/* The tree evidence: note a walked entry, then judge what was noted (buildsys_tree.c). */
+void lo_bs_tree_entry(lo_buildsys *bs, const char *relpath, const char *name, unsigned char type);
+void lo_bs_read_tree_evidence(lo_buildsys *bs);
+void lo_bs_free_record(void *record);
 
 /* The readers, each filling `t` from its own records. */
 void lo_bs_read_file_api(lo_buildsys *bs, lo_bs_tree *t, unsigned flags);

@@ -20,6 +20,7 @@
 #include "leftover/buf.h"
 #include "buildsys_int.h"
 #include "leftover/map.h"
+#include "leftover/walk.h"
 
 /* file(REMOVE_RECURSE "a" "b" ...): every quoted string is a path relative to `base`. */
 static void read_clean_list(lo_bs_tree *t, const char *file, const char *base,
@@ -141,6 +142,45 @@ static void read_makefile_products(lo_bs_tree *t)
 }
 
 /*
+ * One clean list, `rel` relative to the base, if it is the tree's own (not
+ * a nested tree's) and where CMake writes one.
+ */
+static void read_tree_list(const lo_buildsys *bs, lo_bs_tree *t, const char *rel)
+{
+	size_t plen = strlen(t->prefix);
+	char *target_dir, *base, *abs = NULL;
+
+	if (strncmp(rel, t->prefix, plen) || lo_bs_tree_of(bs, rel) != t ||
+	    !clean_list_dirs(rel + plen, &target_dir, &base))
+		return;
+	if (asprintf(&abs, "%s/%s", t->dir, rel + plen) < 0)
+		abort();
+	read_clean_list(t, abs, base, target_dir, lo_map_get(t->live_dirs, target_dir, NULL) != NULL);
+	free(abs);
+	free(base);
+	free(target_dir);
+}
+
+typedef struct clean_walk {
+	const lo_buildsys *bs;
+	const lo_bs_tree *t;
+	char **files; /* relpaths (to the base) of cmake_clean.cmake files */
+	size_t count, cap;
+} clean_walk;
+
+static int on_clean_entry(const lo_walk_entry *e, void *payload)
+{
+	clean_walk *cw = payload;
+
+	if (e->err || strcmp(e->name, "cmake_clean.cmake"))
+		return 0;
+	lo_array_grow(&cw->files, &cw->cap, cw->count + 1, sizeof(char *));
+	if (asprintf(&cw->files[cw->count++], "%s%s", cw->t->prefix, e->relpath) < 0)
+		abort();
+	return 0;
+}
+
+/*
  * A "live target" list: TargetDirectories.txt (one absolute
  * .../CMakeFiles/<t>.dir a line) or Makefile2 ("# Target rules for target
  * sub/CMakeFiles/<t>.dir", relative). False when the file is missing or
@@ -192,20 +232,17 @@ void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t)
 	} else if (!t->have_codemodel) {
 		t->live_from = "CMakeFiles/TargetDirectories.txt and Makefile2";
 	}
-	for (i = 0; i < bs->clean_count; i++) {
-		const char *rel = bs->clean_lists[i] + plen;
-		char *target_dir, *base, *abs = NULL;
+	if (strlen(bs->below) > plen) { /* the tree holds the scanned dir: walk all of it */
+		clean_walk cw = { bs, t, NULL, 0, 0 };
 
-		/* this tree's own lists, not those of a tree nested in it */
-		if (strncmp(bs->clean_lists[i], t->prefix, plen) ||
-		    lo_bs_tree_of(bs, bs->clean_lists[i]) != t || !clean_list_dirs(rel, &target_dir, &base))
-			continue;
-		if (asprintf(&abs, "%s/%s", t->dir, rel) < 0)
-			abort();
-		read_clean_list(t, abs, base, target_dir,
-				lo_map_get(t->live_dirs, target_dir, NULL) != NULL);
-		free(abs);
-		free(base);
-		free(target_dir);
+		lo_walk_tree(t->dir, 1, on_clean_entry, &cw);
+		for (i = 0; i < cw.count; i++) {
+			read_tree_list(bs, t, cw.files[i]);
+			free(cw.files[i]);
+		}
+		free(cw.files);
+		return;
 	}
+	for (i = 0; i < bs->clean_count; i++)
+		read_tree_list(bs, t, bs->clean_lists[i]);
 }

@@ -567,7 +567,6 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 		abort();
 	text = slurp(path, &len);
 	free(path);
-	lx = (lexer){ text, text + len, rel, 1 };
 	if (!text) {
 		char *what = NULL;
 
@@ -577,6 +576,7 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 		free(what);
 		return;
 	}
+	lx = (lexer){ text, text + len, rel, 1 };
 	if (len && text[len - 1] != '\n') {
 		char *what = NULL;
 

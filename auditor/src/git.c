@@ -293,3 +293,103 @@ int lo_git_dropped(const lo_git *g, const char *from, const char *to, const char
 		lo_git_drop_dispose(out);
 	return err;
 }
+
+/* ---- what git says of a source's name, for evidence from the tree -------- */
+
+/* Commits looked at for a deleted path: a long-lived tree's recent history. */
+#define LO_GIT_MAX_HISTORY 5000
+/* HEAD entries looked at for a name: a tree larger than this is not searched. */
+#define LO_GIT_MAX_ENTRIES 1000000
+
+static bool tree_has_path(git_repository *repo, const git_oid *commit, const char *rel)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	bool has;
+
+	has = git_commit_lookup(&c, repo, commit) == 0 && git_commit_tree(&t, c) == 0 &&
+	      git_tree_entry_bypath(&e, t, rel) == 0;
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	git_commit_free(c);
+	return has;
+}
+
+int lo_git_deleted(const lo_git *g, const char *abs)
+{
+	size_t n = strlen(g->workdir), seen = 0;
+	git_revwalk *walk = NULL;
+	git_oid head, oid;
+	int found = 0;
+
+	if (strncmp(abs, g->workdir, n) || git_reference_name_to_id(&head, g->repo, "HEAD") < 0 ||
+	    tree_has_path(g->repo, &head, abs + n))
+		return 0;
+	if (git_revwalk_new(&walk, g->repo) < 0 || git_revwalk_push(walk, &head) < 0) {
+		git_revwalk_free(walk);
+		return 0;
+	}
+	while (!found && seen++ < LO_GIT_MAX_HISTORY && git_revwalk_next(&oid, walk) == 0)
+		found = tree_has_path(g->repo, &oid, abs + n);
+	if (!found && seen > LO_GIT_MAX_HISTORY)
+		found = -1;
+	git_revwalk_free(walk);
+	return found;
+}
+
+typedef struct knows {
+	git_repository *repo;
+	const char *stem;
+	size_t stem_len, entries;
+	bool hit, capped;
+} knows;
+
+/* Build descriptions that name an extension module without naming its source file. */
+static bool is_build_description(const char *name)
+{
+	static const char *const names[] = { "setup.py", "setup.cfg", "pyproject.toml",
+					     "meson.build", "CMakeLists.txt", "Makefile" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+static int on_head_entry(const char *root, const git_tree_entry *e, void *payload)
+{
+	knows *k = payload;
+	const char *name = git_tree_entry_name(e);
+	git_blob *blob;
+
+	(void)root;
+	if (++k->entries > LO_GIT_MAX_ENTRIES) {
+		k->capped = true;
+		return -1;
+	}
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	if (!strncmp(name, k->stem, k->stem_len) && name[k->stem_len] == '.')
+		k->hit = true;
+	else if (is_build_description(name) && git_blob_lookup(&blob, k->repo, git_tree_entry_id(e)) == 0) {
+		k->hit = git_blob_rawsize(blob) <= LO_GIT_MAX_BLOB &&
+			 memmem(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), k->stem,
+				k->stem_len);
+		git_blob_free(blob);
+	}
+	return k->hit ? -1 : 0;
+}
+
+bool lo_git_head_knows(const lo_git *g, const char *stem)
+{
+	knows k = { g->repo, stem, strlen(stem), 0, false, false };
+	git_object *tree = NULL;
+
+	if (git_revparse_single(&tree, g->repo, "HEAD^{tree}") < 0)
+		return true; /* no HEAD to ask: assume it knows, so nothing is called deleted */
+	git_tree_walk((git_tree *)tree, GIT_TREEWALK_PRE, on_head_entry, &k);
+	git_object_free(tree);
+	return k.hit || k.capped;
+}

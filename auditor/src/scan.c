@@ -611,6 +611,34 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 }
 
 /*
+ * A module that does not load because it binds to a library the tree has
+ * superseded (lo_buildsys_superseded): the cause, named as a reason.
+ */
+static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const char *abs)
+{
+	const lo_elf *e;
+	size_t i;
+
+	if (f->verdict != LO_VERDICT_BROKEN || lo_resolver_read(s->resolver, abs, &e) < 0)
+		return;
+	for (i = 0; i < lo_elf_needed_count(e); i++) {
+		const char *lib = lo_buildsys_superseded(bs, lo_elf_needed(e, i));
+		char *at = NULL, *why = NULL;
+
+		if (!lib)
+			continue;
+		if (asprintf(&at, "%s/%s", lo_buildsys_base(bs), lib) < 0 ||
+		    asprintf(&why, "needs %s, a library the tree has superseded (%s)",
+			     lo_elf_needed(e, i), rel_to_root(s, at)) < 0)
+			abort();
+		lo_file_add_reason(f, "superseded-library", NULL, NULL, lo_elf_needed(e, i),
+				   rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
+		free(why);
+		free(at);
+	}
+}
+
+/*
  * What the records say of the file in `f`: git, whether it is tracked; the
  * build system, whether it is still produced, an orphan (then the verdict
  * is stale, whether or not it loads), or unknown.
@@ -639,6 +667,7 @@ static void judge_records(scan *s, lo_file *f, const item *it)
 		return;
 	}
 	lo_buildsys_judge(bs, abs + rlen + 1, &v);
+	name_superseded(s, f, bs, abs);
 	free(abs);
 	if (v.orphan < 0)
 		return;
@@ -1082,7 +1111,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		/* a scan of build/python_packages is judged by build/'s records */
 		s.build_dirs[i] = lo_buildsys_base_of(s.root);
 		if (s.build_dirs[i]) {
-			if ((err = lo_buildsys_open(&s.bs[i], s.build_dirs[i],
+			if ((err = lo_buildsys_open(&s.bs[i], s.root,
 						    opts && opts->reconfigure
 							    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
 				goto out;

@@ -37,11 +37,13 @@ enum {
 };
 
 /*
- * Open the model of every build tree at or under `base` (see
- * lo_buildsys_base_of). Returns 0 with *out NULL when there is none; a
- * negative code only for failures of the run itself.
+ * Open the model for a scan of `dir`: every build tree holding it (from
+ * lo_buildsys_base_of down) or under it. Paths are then relative to that
+ * base (lo_buildsys_base). Returns 0 with *out NULL when there is no tree
+ * and no evidence from the tree itself; a negative code only for failures
+ * of the run itself.
  */
-int lo_buildsys_open(lo_buildsys **out, const char *base, unsigned flags);
+int lo_buildsys_open(lo_buildsys **out, const char *dir, unsigned flags);
 
 /*
  * What a scan of `dir` (absolute, real) is judged against: the nearest
@@ -51,6 +53,9 @@ int lo_buildsys_open(lo_buildsys **out, const char *base, unsigned flags);
  */
 char *lo_buildsys_base_of(const char *dir);
 void lo_buildsys_free(lo_buildsys *bs);
+
+/* The base dir the model judges paths against (absolute, real). */
+const char *lo_buildsys_base(const lo_buildsys *bs);
 
 /* "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it; "none" when the base is no tree. */
 const char *lo_buildsys_generator(const lo_buildsys *bs);
@@ -65,6 +70,9 @@ typedef enum lo_orphan_evidence {
 	LO_EVIDENCE_NONE,
 	LO_EVIDENCE_NINJA_LOG,        /* "ninja-log" */
 	LO_EVIDENCE_CMAKE_CLEAN_LIST, /* "cmake-clean-list" */
+	/* from the tree and git, where no build system records (buildsys_tree.c) */
+	LO_EVIDENCE_SUPERSEDED_LIBRARY, /* "superseded-library" */
+	LO_EVIDENCE_SOURCE_DELETED,     /* "source-deleted" */
 } lo_orphan_evidence;
 
 const char *lo_orphan_evidence_str(lo_orphan_evidence e);
@@ -85,6 +93,13 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 /* Every orphan the model knows of, relative to the base; for listing non-candidates. */
 size_t lo_buildsys_orphan_count(const lo_buildsys *bs);
 const char *lo_buildsys_orphan_at(const lo_buildsys *bs, size_t i);
+
+/*
+ * The superseded library (relative to the base) that a module needing
+ * `needed` (a DT_NEEDED name, "libfoo.so.0") binds to, or NULL: what a
+ * broken module's finding names as its cause.
+ */
+const char *lo_buildsys_superseded(const lo_buildsys *bs, const char *needed);
 
 /* The value of NAME in BUILD_DIR/CMakeCache.txt (NAME:TYPE=VALUE), owned, or NULL. */
 char *lo_buildsys_cache_value(const char *build_dir, const char *name);

@@ -70,4 +70,19 @@ int lo_git_dropped(const lo_git *g, const char *from, const char *to, const char
 		   lo_git_drop *out);
 void lo_git_drop_dispose(lo_git_drop *d);
 
+/*
+ * Was the file at absolute path `abs` deleted: absent at HEAD, present in
+ * a commit HEAD descends from? 1 yes, 0 no, -1 not known (more history
+ * than is looked at). For evidence about what a source tree no longer has.
+ */
+int lo_git_deleted(const lo_git *g, const char *abs);
+
+/*
+ * Does HEAD still know of `stem` (a module's name, "_ext"): a file named
+ * "stem.*" anywhere in its tree, or a build description (setup.py,
+ * setup.cfg, pyproject.toml, meson.build, CMakeLists.txt, Makefile) that
+ * mentions it? True, the safe answer, when HEAD cannot be read whole.
+ */
+bool lo_git_head_knows(const lo_git *g, const char *stem);
+
 #endif
