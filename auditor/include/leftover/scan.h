@@ -39,7 +39,7 @@ typedef struct lo_reason {
 	char *library;
 	char *object;  /* the object with the need, relative to the root where inside it */
 	char *detail;
-	char *evidence; /* kind "orphan": "ninja-log", "cmake-clean-list" */
+	char *evidence; /* kind "orphan" (and "superseded-library"): lo_orphan_evidence_str's word */
 } lo_reason;
 
 typedef struct lo_file {
