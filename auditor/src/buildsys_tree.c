@@ -154,6 +154,7 @@ static bool follow_dev_link(const char *dir, const char *abs, char **named, char
 	}
 	if (!*named || lstat(at, &st) < 0 || !S_ISREG(st.st_mode)) {
 		free(*named);
+		*named = NULL;
 		free(at);
 		return false;
 	}
