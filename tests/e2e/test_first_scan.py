@@ -29,6 +29,17 @@ target_link_libraries(gone PRIVATE core)
 """
 
 
+def two_branches(repo, name, second):
+    """The files in repo committed as branch-a; branch-b has `second` in `name`."""
+    lotest.git(repo, "init", "-q", "-b", "branch-a")
+    lotest.git(repo, "add", "-A")
+    lotest.git(repo, "commit", "-q", "-m", "core, plug and gone")
+    lotest.git(repo, "checkout", "-q", "-b", "branch-b")
+    (repo / name).write_text(second)
+    lotest.git(repo, "commit", "-q", "-am", "drop gone")
+    lotest.git(repo, "checkout", "-q", "branch-a")
+
+
 def make_repo(src):
     """branch-a builds core, plug and gone; branch-b drops gone."""
     src.mkdir(parents=True)
@@ -36,13 +47,7 @@ def make_repo(src):
     (src / "plug.c").write_text("int core(void);\nint plug(void) { return core(); }\n")
     (src / "gone.c").write_text("int core(void);\nint gone(void) { return core() + 1; }\n")
     (src / "CMakeLists.txt").write_text(CMAKELISTS + GONE)
-    lotest.git(src, "init", "-q", "-b", "branch-a")
-    lotest.git(src, "add", "-A")
-    lotest.git(src, "commit", "-q", "-m", "core, plug and gone")
-    lotest.git(src, "checkout", "-q", "-b", "branch-b")
-    (src / "CMakeLists.txt").write_text(CMAKELISTS)
-    lotest.git(src, "commit", "-q", "-am", "drop gone")
-    lotest.git(src, "checkout", "-q", "branch-a")
+    two_branches(src, "CMakeLists.txt", CMAKELISTS)
 
 
 def is_so(path):
@@ -239,12 +244,7 @@ def handwritten_tree(name):
     (t / "plugins/build.ninja").write_text(PLUGINS)
     (t / "build.ninja").write_text(TOP + TOP_GONE)
     (t / ".gitignore").write_text("lib/\n*.so\n.ninja_*\n")
-    lotest.git(t, "init", "-q", "-b", "branch-a")
-    lotest.git(t, "add", "-A")
-    lotest.git(t, "commit", "-q", "-m", "core, plug and gone")
-    lotest.git(t, "checkout", "-q", "-b", "branch-b")
-    (t / "build.ninja").write_text(TOP)
-    lotest.git(t, "commit", "-q", "-am", "drop gone")
+    two_branches(t, "build.ninja", TOP)
     for branch in ("branch-a", "branch-b"):
         lotest.git(t, "checkout", "-q", branch)
         lotest.run(["ninja", "-C", t])
@@ -294,11 +294,17 @@ def test_a_log_from_a_newer_ninja_is_no_evidence():
     assert any("version 99" in n for n in notes), notes
 
 
+def appending(name, line):
+    """A damage: `line` added at the end of the tree's file `name`."""
+    def append(t):
+        with open(t / name, "a") as f:
+            f.write(line)
+    return append
+
+
 def test_a_log_naming_a_path_outside_the_tree_is_no_evidence():
-    def outside(t):
-        with open(t / ".ninja_log", "a") as f:
-            f.write("1\t2\t1700000000000000000\t../elsewhere/libx.so\t0\n")
-    notes = damaged("log-outside", outside)
+    notes = damaged("log-outside", appending(
+        ".ninja_log", "1\t2\t1700000000000000000\t../elsewhere/libx.so\t0\n"))
     assert any("outside the tree" in n for n in notes), notes
 
 
@@ -310,10 +316,8 @@ def test_a_manifest_cut_short_is_no_evidence():
 
 
 def test_a_manifest_naming_an_output_outside_the_tree_is_no_evidence():
-    def outside(t):
-        with open(t / "build.ninja", "a") as f:
-            f.write("build /elsewhere/libcore.so: cc core.c\n")
-    notes = damaged("manifest-outside", outside)
+    notes = damaged("manifest-outside", appending(
+        "build.ninja", "build /elsewhere/libcore.so: cc core.c\n"))
     assert any("outside the tree" in n for n in notes), notes
 
 
