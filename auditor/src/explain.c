@@ -230,14 +230,33 @@ out:
 	lo_git_free(g);
 }
 
+/*
+ * Whether the build still produces the file, by the records of every build
+ * tree holding it (CMake's or not) and the tree's own evidence (buildsys.h).
+ */
+static void judge_orphan(lo_explain *x, const char *abs)
+{
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	lo_buildsys *bs = NULL;
+	size_t blen;
+
+	if (lo_buildsys_open(&bs, *dir ? dir : "/", 0) == 0 && bs) {
+		blen = strlen(lo_buildsys_base(bs));
+		if (!strncmp(abs, lo_buildsys_base(bs), blen) && abs[blen] == '/')
+			lo_buildsys_judge(bs, abs + blen + 1, &x->orphan);
+	}
+	lo_buildsys_free(bs);
+	free(dir);
+}
+
 int lo_explain_records(lo_explain **out, const char *abs, bool loads)
 {
 	lo_explain *x = lo_xcalloc(1, sizeof(*x));
 	char *dir = lo_xstrdup(abs), *slash;
-	lo_buildsys *bs = NULL;
 
 	x->orphan.orphan = -1;
 	*out = x;
+	judge_orphan(x, abs);
 	/* the nearest directory above the file with a CMakeCache.txt */
 	while ((slash = strrchr(dir, '/')) && slash != dir) {
 		*slash = '\0';
@@ -250,9 +269,6 @@ int lo_explain_records(lo_explain **out, const char *abs, bool loads)
 	}
 	x->build_dir = dir;
 	x->relpath = lo_xstrdup(abs + strlen(dir) + 1);
-	if (lo_buildsys_open(&bs, dir, 0) == 0 && bs)
-		lo_buildsys_judge(bs, x->relpath, &x->orphan);
-	lo_buildsys_free(bs);
 	find_rule(x, loads);
 	find_history(x, abs);
 	return 0;
@@ -365,7 +381,9 @@ static void write_records(lo_buf *out, const lo_explain *x)
 		lo_buf_printf(out, "still built: no (evidence %s: %s)\n",
 			      lo_orphan_evidence_str(x->orphan.evidence), x->orphan.detail);
 	else if (x->orphan.orphan == 0)
-		lo_buf_puts(out, "still built: yes, a target of the current build produces it\n");
+		lo_buf_printf(out, "still built: yes, %s\n", x->orphan.detail);
+	else if (*x->orphan.detail) /* what was missing for an answer */
+		lo_buf_printf(out, "still built: unknown, %s\n", x->orphan.detail);
 	else if (x->build_dir)
 		lo_buf_puts(out, "still built: unknown, no build record names this file\n");
 	else

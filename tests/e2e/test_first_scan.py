@@ -159,7 +159,7 @@ def test_ninja_multi_config_three_configurations():
 
 def explain_records(path):
     out = lotest.leftover("explain", path).stdout
-    lines = [l for l in out.splitlines() if l.startswith("build records: ")]
+    lines = [l for l in out.splitlines() if l.startswith("still built: ")]
     assert len(lines) == 1, out
     return lines[0]
 
@@ -170,15 +170,15 @@ def test_explain_names_the_record_that_decided():
     build = two_branch_cmake("first-explain", "Ninja Multi-Config", configs,
                              {"CMAKE_CONFIGURATION_TYPES": ";".join(configs)})
     line = explain_records(build / "Release/libcore.so")
-    assert line.endswith("produced now, named by the ninja manifest CMakeFiles/impl-Release.ninja"), line
+    assert line == "still built: yes, named by the ninja manifest CMakeFiles/impl-Release.ninja", line
     line = explain_records(build / "Release/libgone.so")
-    assert line.startswith("build records: orphan (evidence ninja-log): built "), line
+    assert line.startswith("still built: no (evidence ninja-log: built "), line
     assert lotest.scan(build, args=["--reconfigure"]).file("Release/libgone.so")["orphan"] is True
     line = explain_records(build / "Release/libcore.so")
-    assert line.endswith("produced now, named by the File API reply (target core)"), line
+    assert line == "still built: yes, named by the File API reply (target core)", line
     (build / "build-Release.ninja").unlink()
     line = explain_records(build / "Release/libgone.so")
-    assert "no evidence" in line and "build-Release.ninja" in line, line
+    assert line.startswith("still built: unknown, ") and "build-Release.ninja" in line, line
 
 
 def test_multi_config_without_a_configuration_manifest_is_no_evidence():

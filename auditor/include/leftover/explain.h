@@ -38,7 +38,7 @@ char *lo_explain_message_path(const char *message, char **symbol);
 typedef struct lo_explain {
 	char *build_dir;          /* the nearest ancestor with a CMakeCache.txt, or NULL */
 	char *relpath;            /* the file relative to build_dir, or NULL */
-	lo_orphan_verdict orphan; /* .orphan -1 when no build system says */
+	lo_orphan_verdict orphan; /* by every build tree holding it (any generator); -1 when none says */
 	char *rule_name, *rule_reason; /* the [rule] naming the file in its states, or NULL */
 	char *rules_error;        /* why the rules could not be read, or NULL */
 	char *source;             /* CMAKE_HOME_DIRECTORY */
