@@ -9,7 +9,6 @@
  * stale file is still there: tracked in git, or no clean was asked for).
  * A file that could not be moved fails the run whatever --fail-on says.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,40 +24,52 @@
 #include "leftover/report_ci.h"
 #include "leftover/rules.h"
 #include "leftover/scan.h"
-#include "scan_opts.h"
+#include "opts.h"
 
-static const char usage_text[] =
+static const lo_cli_opt options[] = {
+	{ "broken", 0, 'b', NULL, NULL, "also act on files that are still built but would not load" },
+	{ "delete", 0, 'D', NULL, NULL, "unlink instead of quarantining (no undo)" },
+	{ "dry-run", 'n', 'n', NULL, NULL, "say what would be done, change nothing" },
+	{ "wait", 0, 'w', NULL, NULL, "wait for another clean of DIR instead of failing" },
+	{ "fail-on", 0, 'F', "WHAT", "never broken stale",
+	  "what left in the tree makes the exit status 1: never,\n"
+	  "broken (a file that would not load), or stale (that, or\n"
+	  "a stale file); default: the rules' [fail] on (stale)" },
+	{ "format", 0, 'f', "FMT", LO_CLI_FORMAT_VALUES,
+	  "text (default) | json | junit | sarif, on standard output" },
+	{ "junit", 0, 'J', "FILE", NULL, "also write a JUnit XML report to FILE" },
+	{ "sarif", 0, 'S', "FILE", NULL, "also write a SARIF 2.1.0 log to FILE" },
+	LO_CLI_OPTS_LOAD,
+	LO_CLI_OPTS_TREE,
+	{ "purge-quarantine", 0, 'P', NULL, NULL,
+	  "remove quarantine sets instead (all, or --older-than DAYS)" },
+	{ "older-than", 0, 'O', "DAYS", NULL, "with --purge-quarantine: only the sets older than that" },
+	{ "verbose", 'v', 'v', NULL, NULL, "list every file acted on" },
+	{ "quiet", 'q', 'q', NULL, NULL, "print nothing when there is nothing to clean" },
+	LO_CLI_OPT_HELP_ENTRY,
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+const lo_cli_cmd lo_cli_clean_cmd = {
+	"clean",
 	"usage: leftover clean [options] DIR\n"
 	"       leftover clean --purge-quarantine [--older-than DAYS] DIR\n"
 	"\n"
 	"Move the artifacts under DIR that the current build no longer produces into\n"
 	"DIR/.leftover/quarantine/<UTC time>/, after writing a manifest there;\n"
 	"'leftover restore DIR' puts them back. Files tracked in git are never touched.\n"
-	"\n"
-	"  --broken               also act on files that are still built but would not load\n"
-	"  --delete               unlink instead of quarantining (no undo)\n"
-	"  -n, --dry-run          say what would be done, change nothing\n"
-	"  --wait                 wait for another clean of DIR instead of failing\n"
-	"  --fail-on WHAT         what left in the tree makes the exit status 1: never,\n"
-	"                         broken (a file that would not load), or stale (that, or\n"
-	"                         a stale file); default: the rules' [fail] on (stale)\n"
-	"  --format FMT           text (default) | json | junit | sarif, on standard output\n"
-	"  --junit FILE           also write a JUnit XML report to FILE\n"
-	"  --sarif FILE           also write a SARIF 2.1.0 log to FILE\n"
-	LO_CLI_LOAD_OPTS_HELP
-	LO_CLI_TREE_OPTS_HELP
-	"  --purge-quarantine     remove quarantine sets instead (all, or --older-than DAYS)\n"
-	"  -v, --verbose          list every file acted on\n"
-	"  -q, --quiet            print nothing when there is nothing to clean\n"
-	"  -h, --help             show this help\n"
+	"\n",
+	options,
 	"\n"
 	"Ctrl-C (or SIGTERM) stops between two files, or gives up --wait; what moved\n"
 	"can be restored.\n"
 	"With GITHUB_ACTIONS=true, findings are also printed as ::error/::warning lines.\n"
 	"Exit status: 0 nothing to fail on; 1 findings left (see --fail-on) or a file\n"
-	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n";
+	"that could not be moved; 2 usage or environment error (the lock is held, ...).\n",
+};
 
-enum fail_on { FAIL_RULES, FAIL_NEVER, FAIL_BROKEN, FAIL_STALE };
+/* --fail-on, in the order of its values; FAIL_RULES when not given */
+enum fail_on { FAIL_NEVER, FAIL_BROKEN, FAIL_STALE, FAIL_RULES };
 
 static void human_size(char *out, size_t n, uint64_t bytes)
 {
@@ -253,23 +264,7 @@ static int purge(const char *dir, double days, bool wait)
 
 int lo_cmd_clean(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "broken", no_argument, NULL, 'b' },
-		{ "delete", no_argument, NULL, 'D' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "fail-on", required_argument, NULL, 'F' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "junit", required_argument, NULL, 'J' },
-		{ "sarif", required_argument, NULL, 'S' },
-		{ "purge-quarantine", no_argument, NULL, 'P' },
-		{ "older-than", required_argument, NULL, 'O' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	lo_cli_scan_opts so;
+	lo_cli_opts o;
 	lo_clean_opts copts;
 	lo_scan_result *res = NULL;
 	lo_clean_result *cr = NULL;
@@ -284,29 +279,15 @@ int lo_cmd_clean(int argc, char **argv)
 	int c, rc = LO_EXIT_ERROR;
 
 	memset(&copts, 0, sizeof(copts));
-	lo_cli_scan_opts_init(&so, "clean", LO_CLI_LOAD_OPTS | LO_CLI_TREE_OPTS, "nvqh", longopts);
-	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
+	lo_cli_opts_init(&o, &lo_cli_clean_cmd);
+	while ((c = lo_cli_opts_next(&o, argc, argv)) != LO_CLI_OPTS_END) {
 		switch (c) {
 		case 'b': copts.broken = true; break;
 		case 'D': copts.remove = true; break;
 		case 'n': copts.dry_run = true; break;
 		case 'w': copts.wait = true; break;
-		case 'F':
-			if (!strcmp(optarg, "never"))
-				fail_on = FAIL_NEVER;
-			else if (!strcmp(optarg, "broken"))
-				fail_on = FAIL_BROKEN;
-			else if (!strcmp(optarg, "stale"))
-				fail_on = FAIL_STALE;
-			else {
-				lo_cli_error("clean: --fail-on takes never, broken or stale, not '%s'", optarg);
-				goto out;
-			}
-			break;
-		case 'f':
-			if (lo_cli_format_parse(&fmt, "clean", optarg) < 0)
-				goto out;
-			break;
+		case 'F': fail_on = (enum fail_on)o.value; break;
+		case 'f': fmt = (lo_cli_format)o.value; break;
 		case 'J': junit = optarg; break;
 		case 'S': sarif = optarg; break;
 		case 'P': do_purge = true; break;
@@ -319,30 +300,19 @@ int lo_cmd_clean(int argc, char **argv)
 			break;
 		case 'v': verbose = true; break;
 		case 'q': quiet = true; break;
-		case 'h':
-			fputs(usage_text, stdout);
-			rc = LO_EXIT_CLEAN;
-			goto out;
-		case LO_CLI_OPT_BAD:
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
+		default: rc = o.status; goto out;
 		}
 	}
-	if (optind + 1 != argc) {
-		lo_cli_error("clean: give exactly one build directory");
-		fputs(usage_text, stderr);
+	if (lo_cli_opts_operands(&o, argc, argv, 1, 1, 1) < 0)
 		goto out;
-	}
 	if (do_purge) {
 		rc = purge(argv[optind], days, copts.wait);
 		goto out;
 	}
 	/* every layer, the build tree's own .leftover/rules included, as `leftover rules DIR` shows */
-	if (lo_cli_scan_opts_load_rules(&so, argv[optind]) < 0)
+	if (lo_cli_opts_load_rules(&o, argv[optind]) < 0)
 		goto out;
-	copts.rules = so.rules;
+	copts.rules = o.rules;
 	/*
 	 * The lock before the scan: a second clean that waits (--wait) then
 	 * scans the tree as the first one left it. Ctrl-C gives up the wait.
@@ -358,7 +328,7 @@ int lo_cmd_clean(int argc, char **argv)
 	if (progress)
 		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
 	lo_clean_mark_scan(&copts.scan_began);
-	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &so.scan) < 0) {
+	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &o.scan) < 0) {
 		if (progress)
 			fputs("\r\033[K", stderr);
 		lo_cli_error("%s", lo_error_last());
@@ -385,7 +355,7 @@ int lo_cmd_clean(int argc, char **argv)
 	gha = getenv("GITHUB_ACTIONS");
 	if (gha && !strcmp(gha, "true"))
 		lo_report_write_github(fmt == LO_CLI_FORMAT_TEXT ? stdout : stderr, res, cr, argv[optind]);
-	rc = exit_status(res, cr, fail_on, so.rules);
+	rc = exit_status(res, cr, fail_on, o.rules);
 	if ((junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
 	    (sarif && write_file(sarif, "SARIF", res, cr, lo_report_write_sarif) < 0))
 		rc = LO_EXIT_ERROR;
@@ -393,6 +363,6 @@ out:
 	lo_clean_result_free(cr);
 	lo_scan_result_free(res);
 	lo_tree_lock_free(lock);
-	lo_cli_scan_opts_dispose(&so);
+	lo_cli_opts_dispose(&o);
 	return rc;
 }

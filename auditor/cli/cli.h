@@ -25,16 +25,14 @@ void lo_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "leftover: warning: <msg>" for each layer the rules load went on without. */
 void lo_cli_rules_warn(const lo_rules *rules);
 
-/* --format of scan and clean. */
+/* --format of scan and clean: its values (opts.h), in this order. */
+#define LO_CLI_FORMAT_VALUES "text json junit sarif"
 typedef enum lo_cli_format {
 	LO_CLI_FORMAT_TEXT,
 	LO_CLI_FORMAT_JSON,
 	LO_CLI_FORMAT_JUNIT,
 	LO_CLI_FORMAT_SARIF,
 } lo_cli_format;
-
-/* Parse a --format value for command `cmd`: 0, or -1 with the message printed. */
-int lo_cli_format_parse(lo_cli_format *out, const char *cmd, const char *arg);
 
 /* Should output to `f` be coloured (a terminal, NO_COLOR unset)? */
 int lo_cli_use_color(FILE *f);

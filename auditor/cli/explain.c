@@ -5,7 +5,6 @@
  * step, like `ldd -r -v` and `libtree` together, then the same records.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +18,19 @@
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
-#include "scan_opts.h"
+#include "opts.h"
 
-static const char usage_text[] =
+static const lo_cli_opt options[] = {
+	LO_CLI_OPTS_LOAD,
+	{ "verbose", 'v', 'v', NULL, NULL,
+	  "every needed library and where it is found (or every\n"
+	  "path tried), every undefined symbol and its provider" },
+	LO_CLI_OPT_HELP_ENTRY,
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+const lo_cli_cmd lo_cli_explain_cmd = {
+	"explain",
 	"usage: leftover explain [options] FILE|MESSAGE\n"
 	"\n"
 	"Say why FILE would not load, on one screen: the verdict, the unmet needs and\n"
@@ -29,14 +38,12 @@ static const char usage_text[] =
 	"evidence, the rule that names it, and which commit dropped it. MESSAGE is\n"
 	"an error as Python or dlopen printed it, pasted as one argument:\n"
 	"  leftover explain \"ImportError: /b/_m.so: undefined symbol: foo\"\n"
-	"\n"
-	LO_CLI_LOAD_OPTS_HELP
-	"  -v, --verbose          every needed library and where it is found (or every\n"
-	"                         path tried), every undefined symbol and its provider\n"
-	"  -h, --help             show this help\n"
+	"\n",
+	options,
 	"\n"
 	"Exit status: 0 it would load and is not stale; 1 it would not load, or the\n"
-	"current build no longer produces it; 2 usage or environment error.\n";
+	"current build no longer produces it; 2 usage or environment error.\n",
+};
 
 static void print_objects(const lo_load *load)
 {
@@ -97,12 +104,7 @@ static void print_symbols(const lo_load *load, const char *file)
 
 int lo_cmd_explain(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
-	lo_cli_scan_opts so;
+	lo_cli_opts o;
 	char *abs = NULL, *dir = NULL, *named = NULL, *symbol = NULL;
 	bool verbose = false;
 	lo_explain *records = NULL;
@@ -116,25 +118,16 @@ int lo_cmd_explain(int argc, char **argv)
 	lo_kind kind;
 	int c, rc = LO_EXIT_ERROR;
 
-	lo_cli_scan_opts_init(&so, "explain", LO_CLI_LOAD_OPTS, "hv", longopts);
-	while ((c = lo_cli_scan_opts_getopt(&so, argc, argv)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage_text, stdout);
-			rc = LO_EXIT_CLEAN;
-			goto out;
-		case 'v':
-			verbose = true;
-			break;
-		default:
-			fputs(usage_text, stderr);
+	lo_cli_opts_init(&o, &lo_cli_explain_cmd);
+	while ((c = lo_cli_opts_next(&o, argc, argv)) != LO_CLI_OPTS_END) {
+		if (c != 'v') {
+			rc = o.status;
 			goto out;
 		}
+		verbose = true;
 	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
+	if (lo_cli_opts_operands(&o, argc, argv, 1, 1, 0) < 0)
 		goto out;
-	}
 	/* a path, or the error message a path is in */
 	if (!(abs = realpath(argv[optind], NULL))) {
 		int why = errno;
@@ -151,8 +144,8 @@ int lo_cmd_explain(int argc, char **argv)
 		}
 	}
 	memset(&ropts, 0, sizeof(ropts));
-	ropts.library_path = so.scan.library_path;
-	ropts.library_path_count = so.scan.library_path_count;
+	ropts.library_path = o.scan.library_path;
+	ropts.library_path_count = o.scan.library_path_count;
 	lo_resolver_new(&r, &ropts);
 	if (lo_resolver_read(r, abs, &e) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
@@ -162,12 +155,12 @@ int lo_cmd_explain(int argc, char **argv)
 	if (kind == LO_KIND_PYTHON_EXTENSION) {
 		dir = lo_xstrdup(abs);
 		*strrchr(dir, '/') = '\0';
-		if (!(program = lo_scan_python_for(so.scan.python, dir))) {
+		if (!(program = lo_scan_python_for(o.scan.python, dir))) {
 			lo_cli_error("explain: no Python interpreter found; name one with --python");
 			goto out;
 		}
-	} else if (so.scan.host) {
-		program = lo_xstrdup(so.scan.host);
+	} else if (o.scan.host) {
+		program = lo_xstrdup(o.scan.host);
 	}
 	if (lo_host_new(&host, r, program) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
@@ -195,6 +188,6 @@ out:
 	free(program);
 	free(dir);
 	free(abs);
-	lo_cli_scan_opts_dispose(&so);
+	lo_cli_opts_dispose(&o);
 	return rc;
 }

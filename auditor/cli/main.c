@@ -42,21 +42,6 @@ void lo_cli_rules_warn(const lo_rules *rules)
 		lo_cli_error("warning: %s", lo_rules_warning_at(rules, i));
 }
 
-int lo_cli_format_parse(lo_cli_format *out, const char *cmd, const char *arg)
-{
-	/* in the order of lo_cli_format */
-	static const char *const names[] = { "text", "json", "junit", "sarif" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(arg, names[i])) {
-			*out = (lo_cli_format)i;
-			return 0;
-		}
-	lo_cli_error("%s: unknown format '%s' (text, json, junit or sarif)", cmd, arg);
-	return -1;
-}
-
 int lo_cli_use_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");

@@ -1,7 +1,6 @@
 /*
  * restore.c - `leftover restore`: put a quarantine set back into its tree.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,22 +10,30 @@
 #include "leftover/clean.h"
 #include "leftover/error.h"
 #include "leftover/report.h"
+#include "opts.h"
 
-static const char usage_text[] =
+static const lo_cli_opt options[] = {
+	{ "list", 0, 'l', NULL, NULL, "list the quarantine sets, oldest first" },
+	{ "wait", 0, 'w', NULL, NULL, "wait for a clean of DIR that is running instead of failing" },
+	{ "verbose", 'v', 'v', NULL, NULL, "list every file put back" },
+	LO_CLI_OPT_HELP_ENTRY,
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+const lo_cli_cmd lo_cli_restore_cmd = {
+	"restore",
 	"usage: leftover restore [options] DIR [STAMP]\n"
 	"       leftover restore --list DIR\n"
 	"\n"
 	"Put the files 'leftover clean' moved into DIR/.leftover/quarantine/STAMP back\n"
 	"where they were (STAMP: the newest set by default). A file that has reappeared\n"
 	"in the tree is not overwritten; its copy stays in the quarantine.\n"
-	"\n"
-	"  --list                 list the quarantine sets, oldest first\n"
-	"  --wait                 wait for a clean of DIR that is running instead of failing\n"
-	"  -v, --verbose          list every file put back\n"
-	"  -h, --help             show this help\n"
+	"\n",
+	options,
 	"\n"
 	"Exit status: 0 everything restored; 1 a file could not be put back; 2 usage\n"
-	"or environment error (no such set, the lock is held, ...).\n";
+	"or environment error (no such set, the lock is held, ...).\n",
+};
 
 static int list(const char *dir)
 {
@@ -47,13 +54,7 @@ static int list(const char *dir)
 
 int lo_cmd_restore(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	lo_cli_opts o;
 	lo_restore_result *res = NULL;
 	lo_clean_opts opts;
 	bool verbose = false, do_list = false;
@@ -61,20 +62,19 @@ int lo_cmd_restore(int argc, char **argv)
 	int c;
 
 	memset(&opts, 0, sizeof(opts));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	lo_cli_opts_init(&o, &lo_cli_restore_cmd);
+	while ((c = lo_cli_opts_next(&o, argc, argv)) != LO_CLI_OPTS_END) {
 		switch (c) {
 		case 'l': do_list = true; break;
 		case 'w': opts.wait = true; break;
 		case 'v': verbose = true; break;
-		case 'h': fputs(usage_text, stdout); return LO_EXIT_CLEAN;
-		default: fputs(usage_text, stderr); return LO_EXIT_ERROR;
+		default: c = o.status; lo_cli_opts_dispose(&o); return c;
 		}
 	}
-	if (optind >= argc || argc - optind > (do_list ? 1 : 2)) {
-		fputs(usage_text, stderr);
+	c = lo_cli_opts_operands(&o, argc, argv, 1, do_list ? 1 : 2, 1);
+	lo_cli_opts_dispose(&o);
+	if (c < 0)
 		return LO_EXIT_ERROR;
-	}
 	if (do_list)
 		return list(argv[optind]);
 	lo_cli_clean_hooks(&opts);

@@ -7,7 +7,6 @@
  * can be read (and grepped) without knowing the layer order by heart;
  * --show-origin prefixes each line with the file and line it came from.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +15,18 @@
 #include "leftover/buf.h"
 #include "leftover/error.h"
 #include "leftover/rules.h"
+#include "opts.h"
 
-static const char usage_text[] =
+static const lo_cli_opt options[] = {
+	{ "show-origin", 0, 'o', NULL, NULL, "prefix each line with the file and line it came from" },
+	{ "rules", 0, LO_CLI_OPT_RULES, "FILE", NULL, "read this rule file last (repeatable)" },
+	{ "check", 0, 'c', NULL, NULL, "validate each FILE on its own and print nothing if valid" },
+	LO_CLI_OPT_HELP_ENTRY,
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+const lo_cli_cmd lo_cli_rules_cmd = {
+	"rules",
 	"usage: leftover rules [--show-origin] [--rules FILE]... [BUILD_DIR]\n"
 	"   or: leftover rules --check FILE...\n"
 	"\n"
@@ -25,14 +34,12 @@ static const char usage_text[] =
 	"the shipped defaults, $XDG_CONFIG_HOME/leftover/rules, the source tree's\n"
 	".leftover, BUILD_DIR/.leftover/rules, then each --rules FILE. A setting\n"
 	"overridden by a later one is not printed.\n"
-	"\n"
-	"  --show-origin          prefix each line with the file and line it came from\n"
-	"  --rules FILE           read this rule file last (repeatable)\n"
-	"  --check                validate each FILE on its own and print nothing if valid\n"
-	"  -h, --help             show this help\n"
+	"\n",
+	options,
 	"\n"
 	"Exit status: 0 valid; 1 (--check) a file is invalid; 2 usage error or invalid\n"
-	"rules when listing.\n";
+	"rules when listing.\n",
+};
 
 /* Print a value on one line: control characters escaped as git would quote them. */
 static void put_value(const char *v)
@@ -78,62 +85,18 @@ static int check_files(int count, char **files)
 	return status;
 }
 
-int lo_cmd_rules(int argc, char **argv)
+/* The rules for BUILD_DIR (or for no tree), one line each. */
+static int list(lo_cli_opts *o, int argc, char **argv, int show_origin)
 {
-	static const struct option options[] = {
-		{ "show-origin", no_argument, NULL, 'o' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char **files = NULL;
-	size_t file_count = 0, file_cap = 0;
-	int show_origin = 0, check = 0, c, status;
 	lo_rules *rules = NULL;
-	int err;
+	int err, status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			show_origin = 1;
-			break;
-		case 'r':
-			lo_array_grow(&files, &file_cap, file_count + 1, sizeof(*files));
-			files[file_count++] = optarg;
-			break;
-		case 'c':
-			check = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			free(files);
-			return LO_EXIT_CLEAN;
-		default:
-			fputs(usage_text, stderr);
-			free(files);
-			return LO_EXIT_ERROR;
-		}
-	}
-	if (check) {
-		free(files);
-		if (optind >= argc || show_origin || file_count) {
-			lo_cli_error("--check takes rule files and no other option");
-			return LO_EXIT_ERROR;
-		}
-		return check_files(argc - optind, argv + optind);
-	}
-	if (argc - optind > 1) {
-		lo_cli_error("one build directory at most");
-		free(files);
-		return LO_EXIT_ERROR;
-	}
+	if (lo_cli_opts_operands(o, argc, argv, 0, 1, 1) < 0)
+		return o->status;
 	if (optind < argc)
-		err = lo_rules_load_tree(&rules, argv[optind], files, file_count);
+		err = lo_rules_load_tree(&rules, argv[optind], o->rule_files, o->rule_count);
 	else
-		err = lo_rules_load(&rules, files, file_count);
-	free(files);
+		err = lo_rules_load(&rules, o->rule_files, o->rule_count);
 	if (err < 0) {
 		lo_cli_error("%s", lo_error_last());
 		return LO_EXIT_ERROR;
@@ -141,5 +104,34 @@ int lo_cmd_rules(int argc, char **argv)
 	lo_cli_rules_warn(rules);
 	status = lo_rules_foreach(rules, print_entry, &show_origin) ? LO_EXIT_ERROR : LO_EXIT_CLEAN;
 	lo_rules_free(rules);
+	return status;
+}
+
+int lo_cmd_rules(int argc, char **argv)
+{
+	lo_cli_opts o;
+	int show_origin = 0, check = 0, c, status;
+
+	lo_cli_opts_init(&o, &lo_cli_rules_cmd);
+	while ((c = lo_cli_opts_next(&o, argc, argv)) != LO_CLI_OPTS_END) {
+		if (c == 'o') {
+			show_origin = 1;
+		} else if (c == 'c') {
+			check = 1;
+		} else {
+			status = o.status;
+			goto out;
+		}
+	}
+	if (!check) {
+		status = list(&o, argc, argv, show_origin);
+	} else if (optind >= argc || show_origin || o.rule_count) {
+		lo_cli_error("--check takes rule files and no other option");
+		status = LO_EXIT_ERROR;
+	} else {
+		status = check_files(argc - optind, argv + optind);
+	}
+out:
+	lo_cli_opts_dispose(&o);
 	return status;
 }

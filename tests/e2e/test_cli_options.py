@@ -1,7 +1,7 @@
 """The options that say how files are judged, the same in scan, clean and explain.
 
 --python, --host and --library-path (all three commands), --rules and
---jobs (scan and clean) are parsed in one place (auditor/cli/scan_opts.c).
+--jobs (scan and clean) are parsed in one place (auditor/cli/opts.c).
 Each is checked here in every command that takes it, by what it changes on
 a real tree: a library that finds its dependency only through
 --library-path, a rule file that says no finding fails the run, a bad

@@ -45,7 +45,7 @@ def test_sarif_has_a_result_per_broken_file():
 
 def test_unknown_format_is_a_usage_error():
     p = lotest.leftover("scan", "--format", "xml", lotest.workdir("formats-bad"))
-    assert p.returncode == 2 and "unknown format" in p.stderr, p
+    assert p.returncode == 2 and "--format takes text, json, junit or sarif, not 'xml'" in p.stderr, p
 
 
 if __name__ == "__main__":
