@@ -217,6 +217,38 @@ static int write_file(const char *path, const char *what, const lo_scan_result *
 }
 
 /*
+ * Under GitHub Actions (GITHUB_ACTIONS=true): the annotations on `out`, and
+ * the step summary and outputs appended to the files the runner names.
+ */
+static int write_github(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
+			const char *dir)
+{
+	const char *gha = getenv("GITHUB_ACTIONS"), *path;
+	FILE *f;
+	int i, err;
+
+	if (!gha || strcmp(gha, "true"))
+		return 0;
+	lo_report_write_github(out, res, cr);
+	for (i = 0; i < 2; i++) {
+		path = getenv(i ? "GITHUB_OUTPUT" : "GITHUB_STEP_SUMMARY");
+		if (!path || !*path)
+			continue;
+		if (!(f = fopen(path, "a"))) {
+			lo_cli_error("cannot write the GitHub step %s '%s': %m", i ? "outputs" : "summary", path);
+			return -1;
+		}
+		err = i ? lo_report_write_github_outputs(f, res, cr)
+			: lo_report_write_github_summary(f, res, cr, dir);
+		if (fclose(f) != 0 || err < 0) {
+			lo_cli_error("cannot write the GitHub step %s '%s'", i ? "outputs" : "summary", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * 1 when what is left in the tree fails the run: by --fail-on when given,
  * else by the rules' [fail] on; a file a rule keeps never counts.
  */
@@ -270,7 +302,7 @@ int lo_cmd_clean(int argc, char **argv)
 	lo_clean_result *cr = NULL;
 	lo_tree_lock *lock = NULL;
 	char *end;
-	const char *junit = NULL, *sarif = NULL, *gha;
+	const char *junit = NULL, *sarif = NULL;
 	size_t i;
 	bool verbose = false, quiet = false, do_purge = false, progress;
 	lo_cli_format fmt = LO_CLI_FORMAT_TEXT;
@@ -352,11 +384,9 @@ int lo_cmd_clean(int argc, char **argv)
 		for (i = 0; i < cr->action_count; i++)
 			if (cr->actions[i].error)
 				lo_cli_error("%s", cr->actions[i].error);
-	gha = getenv("GITHUB_ACTIONS");
-	if (gha && !strcmp(gha, "true"))
-		lo_report_write_github(fmt == LO_CLI_FORMAT_TEXT ? stdout : stderr, res, cr, argv[optind]);
 	rc = exit_status(res, cr, fail_on, o.rules);
-	if ((junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
+	if (write_github(fmt == LO_CLI_FORMAT_TEXT ? stdout : stderr, res, cr, argv[optind]) < 0 ||
+	    (junit && write_file(junit, "JUnit", res, cr, lo_report_write_junit) < 0) ||
 	    (sarif && write_file(sarif, "SARIF", res, cr, lo_report_write_sarif) < 0))
 		rc = LO_EXIT_ERROR;
 out:

@@ -7,7 +7,7 @@
  * LO_EXPLAIN_LIST_MAX with a count of the rest, so a module linked against
  * libraries with a hundred thousand symbols reads as one linked against
  * one. It owns no judgement of its own: loading is resolve.c's, orphans
- * buildsys.c's, rules rules.c's, history git.c's; this file only asks them
+ * buildsys.c's, rules rules.c's, history blame.c's; this file only asks them
  * about one file and words the answers.
  */
 #include <limits.h>
@@ -138,36 +138,15 @@ char *lo_explain_message_path(const char *message, char **symbol)
 
 void lo_explain_free(lo_explain *x)
 {
-	size_t i;
-
 	if (!x)
 		return;
-	for (i = 0; i < x->changed_count; i++)
-		free(x->changed[i]);
-	free(x->changed);
-	lo_git_drop_dispose(&x->drop);
+	lo_blame_free(x->history);
 	free(x->build_dir);
 	free(x->relpath);
 	free(x->rule_name);
 	free(x->rule_reason);
 	free(x->rules_error);
-	free(x->source);
-	free(x->head);
-	free(x->head_branch);
-	free(x->built);
-	free(x->built_branch);
-	free(x->name);
 	free(x);
-}
-
-/* "_mlirRegisterEverything" for _mlirRegisterEverything.cpython-311-...so, "foo" for libfoo.so.1. */
-static char *target_name(const char *abs)
-{
-	const char *base = strrchr(abs, '/') + 1;
-
-	if (!strncmp(base, "lib", 3) && base[3] && base[3] != '.')
-		base += 3;
-	return lo_xstrndup(base, strcspn(base, "."));
 }
 
 /* The rule for the file in the states the build system and the loader give it. */
@@ -195,42 +174,6 @@ static void find_rule(lo_explain *x, bool loads)
 }
 
 /*
- * The source's history around the file: HEAD now; the commit the tree was
- * built at, by the last scan's record or else by the reflog at the time the
- * file was written; what changed since and which commit dropped the file's
- * target. A file that needs nothing of this (same commit) gets nothing.
- */
-static void find_history(lo_explain *x, const char *abs)
-{
-	lo_git *g = NULL;
-	struct stat st;
-
-	if (lo_git_open(&g, x->source) < 0 || !g || !*lo_git_commit(g))
-		goto out;
-	x->head = lo_xstrdup(lo_git_commit(g));
-	x->head_branch = lo_xstrdup(lo_git_branch(g));
-	if ((x->built = lo_scan_built_at(x->build_dir, x->head, &x->built_branch))) {
-		x->built_by = "the last scan";
-	} else if (stat(abs, &st) == 0 &&
-		   lo_git_head_at(g, st.st_mtime, &x->built, &x->built_branch) == 0 && x->built) {
-		x->built_by = "git's reflog";
-	}
-	if (!x->built || !strcmp(x->built, x->head)) {
-		free(x->built);
-		free(x->built_branch);
-		x->built = x->built_branch = NULL;
-		goto out;
-	}
-	x->name = target_name(abs);
-	if (!*x->name ||
-	    lo_git_changed_mentioning(g, x->built, x->head, x->name, &x->changed, &x->changed_count) < 0)
-		goto out;
-	lo_git_dropped(g, x->built, x->head, x->name, &x->drop);
-out:
-	lo_git_free(g);
-}
-
-/*
  * Whether the build still produces the file, by the records of every build
  * tree holding it (CMake's or not) and the tree's own evidence (buildsys.h).
  */
@@ -252,25 +195,15 @@ static void judge_orphan(lo_explain *x, const char *abs)
 int lo_explain_records(lo_explain **out, const char *abs, bool loads)
 {
 	lo_explain *x = lo_xcalloc(1, sizeof(*x));
-	char *dir = lo_xstrdup(abs), *slash;
 
 	x->orphan.orphan = -1;
 	*out = x;
 	judge_orphan(x, abs);
-	/* the nearest directory above the file with a CMakeCache.txt */
-	while ((slash = strrchr(dir, '/')) && slash != dir) {
-		*slash = '\0';
-		if ((x->source = lo_buildsys_cache_value(dir, "CMAKE_HOME_DIRECTORY")))
-			break;
-	}
-	if (!x->source) {
-		free(dir);
+	if (!(x->history = lo_blame_new(abs)))
 		return 0;
-	}
-	x->build_dir = dir;
-	x->relpath = lo_xstrdup(abs + strlen(dir) + 1);
+	x->build_dir = lo_xstrdup(x->history->build_dir);
+	x->relpath = lo_xstrdup(abs + strlen(x->build_dir) + 1);
 	find_rule(x, loads);
-	find_history(x, abs);
 	return 0;
 }
 
@@ -395,12 +328,13 @@ static void write_records(lo_buf *out, const lo_explain *x)
 		lo_buf_printf(out, "rules: %s\n", x->rules_error);
 }
 
-static void write_paths(lo_buf *out, const char *source, char *const *paths, size_t n)
+/* paths relative to the repository `repo` (ending in '/'), as absolute paths */
+static void write_paths(lo_buf *out, const char *repo, char *const *paths, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n && i < LO_EXPLAIN_LIST_MAX; i++)
-		lo_buf_printf(out, "  %s/%s\n", source, paths[i]);
+		lo_buf_printf(out, "  %s%s\n", repo, paths[i]);
 	if (!n)
 		lo_buf_puts(out, "  (nothing)\n");
 	write_more(out, n, "files");
@@ -408,20 +342,22 @@ static void write_paths(lo_buf *out, const char *source, char *const *paths, siz
 
 static void write_history(lo_buf *out, const lo_explain *x)
 {
-	const char *was = x->built_branch && *x->built_branch ? x->built_branch : "(detached)";
+	const lo_blame *h = x->history;
+	const char *was;
 
-	if (!x->built)
+	if (!h || !h->built)
 		return;
+	was = h->built_branch && *h->built_branch ? h->built_branch : "(detached)";
 	lo_buf_printf(out, "built at branch %s (%.7s), by %s; now on branch %s (%.7s)\n", was,
-		      x->built, x->built_by, *x->head_branch ? x->head_branch : "(detached)", x->head);
-	if (x->drop.commit) {
-		lo_buf_printf(out, "dropped by commit %.7s \"%s\", in:\n", x->drop.commit, x->drop.summary);
-		write_paths(out, x->source, x->drop.paths, x->drop.path_count);
+		      h->built, h->built_by, *h->head_branch ? h->head_branch : "(detached)", h->head);
+	if (h->drop.commit) {
+		lo_buf_printf(out, "dropped by commit %.7s \"%s\", in:\n", h->drop.commit, h->drop.summary);
+		write_paths(out, h->repo, h->drop.paths, h->drop.path_count);
 	}
-	if (x->name) {
-		lo_buf_printf(out, "changed since branch %s (%.7s), mentioning %s:\n", was, x->built,
-			      x->name);
-		write_paths(out, x->source, x->changed, x->changed_count);
+	if (h->name) {
+		lo_buf_printf(out, "changed since branch %s (%.7s), mentioning %s:\n", was, h->built,
+			      h->name);
+		write_paths(out, h->repo, h->changed, h->changed_count);
 	}
 }
 

@@ -80,6 +80,7 @@ void lo_git_free(lo_git *g)
 	git_libgit2_shutdown();
 }
 
+const char *lo_git_workdir(const lo_git *g) { return g->workdir; }
 const char *lo_git_commit(const lo_git *g) { return g->commit; }
 const char *lo_git_branch(const lo_git *g) { return g->branch; }
 bool lo_git_dirty(const lo_git *g) { return g->dirty; }

@@ -2,8 +2,14 @@
  * report_sarif.c - SARIF 2.1.0 for code-scanning uploads (report_ci.h).
  *
  * One run, one rule per verdict (stale, broken, unreadable), one result per
- * finding located by a URI relative to the base id BUILDROOT, which
- * originalUriBaseIds maps to the scanned root. URIs are percent-encoded
+ * finding. Code scanning shows an alert only on a file of the repository,
+ * so a result is located on the file blame.h holds responsible (the changed
+ * CMakeLists.txt, else the top one), relative to %SRCROOT%, with a region
+ * on the line naming the artifact; the artifact's own path is in the
+ * message. Only outside any known source tree is it located on the
+ * artifact, relative to BUILDROOT (the scanned root). partialFingerprints
+ * hash the verdict and the artifact's path, so an alert stays one alert
+ * across runs; automationDetails.id keeps builds and configurations apart. URIs are percent-encoded
  * byte by byte (RFC 3986 unreserved characters and '/' stay), so any file
  * name survives; messages go through lo_report_quote_path to be UTF-8.
  */
@@ -13,13 +19,13 @@
 
 #include <jansson.h>
 
+#include "leftover/blame.h"
 #include "leftover/buf.h"
+#include "leftover/buildsys.h"
+#include "leftover/git.h"
 #include "leftover/report.h"
 #include "leftover/report_ci.h"
 
-#ifndef LEFTOVER_VERSION
-#define LEFTOVER_VERSION "0"
-#endif
 
 static const struct rule {
 	lo_verdict verdict;
@@ -69,6 +75,7 @@ static char *uri_encode(const char *raw)
 static json_t *rule_list(void)
 {
 	json_t *list = json_array();
+	lo_buf help = LO_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
@@ -79,22 +86,67 @@ static json_t *rule_list(void)
 		json_object_set_new(r, "shortDescription", text(rules[i].text));
 		json_object_set_new(r, "fullDescription", text(rules[i].help));
 		json_object_set_new(r, "help", text(rules[i].help));
+		lo_buf_clear(&help);
+		lo_buf_printf(&help, "%s#%s", LEFTOVER_HOMEPAGE, lo_verdict_str(rules[i].verdict));
+		json_object_set_new(r, "helpUri", json_string(lo_buf_cstr(&help)));
 		json_object_set_new(cfg, "level", json_string(rules[i].level));
 		json_object_set_new(r, "defaultConfiguration", cfg);
 		json_array_append_new(list, r);
 	}
+	lo_buf_dispose(&help);
 	return list;
 }
 
-static json_t *result_of(const lo_file *f, const lo_clean_action *a, size_t rule)
+/* A region over line `line` of a text file, start and end, as GitHub and SARIF2017 want it. */
+static json_t *region(unsigned line, unsigned columns)
+{
+	return json_pack("{s:I, s:i, s:I, s:I}", "startLine", (json_int_t)line, "startColumn", 1,
+			 "endLine", (json_int_t)line, "endColumn", (json_int_t)columns + 1);
+}
+
+/*
+ * The base id for repository `repo` (absolute, ending in '/'), added to
+ * `bases` on first use: "%SRCROOT%", as GitHub's upload names the checkout,
+ * then "%SRCROOT2%", ... for a scan over trees of several repositories.
+ */
+static const char *base_id(json_t *bases, const char *repo)
+{
+	char *enc = uri_encode(repo), name[32];
+	lo_buf u = LO_BUF_INIT;
+	const char *key;
+	json_t *v;
+	size_t n = 0;
+
+	lo_buf_printf(&u, "file://%s", enc);
+	free(enc);
+	json_object_foreach(bases, key, v) {
+		if (!strcmp(json_string_value(json_object_get(v, "uri")), u.ptr)) {
+			lo_buf_dispose(&u);
+			return key;
+		}
+		n += !strncmp(key, "%SRCROOT", 8);
+	}
+	if (n)
+		snprintf(name, sizeof(name), "%%SRCROOT%zu%%", n + 1);
+	else
+		snprintf(name, sizeof(name), "%%SRCROOT%%");
+	json_object_set_new(bases, name, json_pack("{s:s}", "uri", u.ptr));
+	lo_buf_dispose(&u);
+	return json_object_iter_key(json_object_iter_at(bases, name));
+}
+
+static json_t *result_of(const lo_scan_result *res, const lo_file *f, const lo_clean_action *a,
+			 size_t rule, json_t *bases)
 {
 	json_t *r = json_object(), *loc = json_object(), *phys = json_object(),
 	       *art = json_object(), *props = json_object(), *reasons = json_array();
-	char *uri = uri_encode(f->path), *summary = lo_report_summary_of(f), *path;
-	lo_buf msg = LO_BUF_INIT;
+	char *uri, *summary = lo_report_summary_of(f), *abs = lo_report_abs_path(res, f), *path,
+	     fp[65];
+	lo_blame *b = lo_blame_new(abs);
+	lo_buf msg = LO_BUF_INIT, key = LO_BUF_INIT;
 	size_t i;
 
-	path = lo_report_quote_path(f->path);
+	path = lo_report_artifact_name(res, f, b);
 	lo_buf_printf(&msg, "%s: %s", path, summary);
 	if (a && a->status == LO_CLEAN_MOVED)
 		lo_buf_puts(&msg, " (moved to the quarantine)");
@@ -104,34 +156,70 @@ static json_t *result_of(const lo_file *f, const lo_clean_action *a, size_t rule
 	json_object_set_new(r, "ruleIndex", json_integer((json_int_t)rule));
 	json_object_set_new(r, "level", json_string(rules[rule].level));
 	json_object_set_new(r, "message", text(msg.ptr));
+	/* on the repository's file behind it where known, else on the artifact */
+	uri = uri_encode(b ? b->file : f->path);
 	json_object_set_new(art, "uri", json_string(uri));
-	json_object_set_new(art, "uriBaseId", json_string("BUILDROOT"));
+	json_object_set_new(art, "uriBaseId", json_string(b ? base_id(bases, b->repo) : "BUILDROOT"));
 	json_object_set_new(phys, "artifactLocation", art);
+	json_object_set_new(phys, "region", b ? region(b->line, b->line_length) : region(1, 0));
 	json_object_set_new(loc, "physicalLocation", phys);
 	json_object_set_new(r, "locations", json_pack("[o]", loc));
+	/* the same finding on the same artifact is the same alert, run after run */
+	lo_buf_printf(&key, "%s", lo_verdict_str(f->verdict));
+	lo_buf_add(&key, "", 1);
+	lo_buf_puts(&key, f->path);
+	lo_clean_sha256_mem(key.ptr, key.len, fp);
+	json_object_set_new(r, "partialFingerprints", json_pack("{s:s}", "leftoverArtifact/v1", fp));
 	for (i = 0; i < f->reason_count; i++) {
 		char *q = lo_report_quote_path(f->reasons[i].kind);
 
 		json_array_append_new(reasons, json_string(q));
 		free(q);
 	}
+	json_object_set_new(props, "artifact", json_string(path));
 	json_object_set_new(props, "kind", json_string(lo_kind_str(f->kind)));
 	json_object_set_new(props, "reasons", reasons);
 	if (a)
 		json_object_set_new(props, "action", json_string(lo_clean_status_str(a->status)));
 	json_object_set_new(r, "properties", props);
 	lo_buf_dispose(&msg);
+	lo_buf_dispose(&key);
+	lo_blame_free(b);
 	free(uri);
 	free(summary);
 	free(path);
+	free(abs);
 	return r;
+}
+
+/*
+ * automationDetails.id: "leftover/<build dir>/<configuration>/", the build
+ * dir relative to its repository (the same on every runner), so that two
+ * matrix jobs' uploads stay apart and each run replaces its own.
+ */
+static char *automation_id(const lo_scan_result *res)
+{
+	lo_git *g = NULL;
+	const char *dir = res->root;
+	char *config = lo_buildsys_cache_value(res->root, "CMAKE_BUILD_TYPE");
+	lo_buf id = LO_BUF_INIT;
+
+	if (lo_git_open(&g, res->root) == 0 && g &&
+	    !strncmp(res->root, lo_git_workdir(g), strlen(lo_git_workdir(g))))
+		dir = res->root + strlen(lo_git_workdir(g));
+	else if (g && !strncmp(lo_git_workdir(g), res->root, strlen(res->root)))
+		dir = "."; /* the repository's top */
+	lo_buf_printf(&id, "leftover/%s/%s/", *dir ? dir : ".", config && *config ? config : "default");
+	lo_git_free(g);
+	free(config);
+	return lo_buf_detach(&id);
 }
 
 int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_result *clean)
 {
 	json_t *doc = json_object(), *run = json_object(), *tool = json_object(),
 	       *driver = json_object(), *results = json_array(), *base = json_object();
-	char *root_uri = uri_encode(res->root);
+	char *root_uri = uri_encode(res->root), *id = automation_id(res);
 	lo_buf uri = LO_BUF_INIT;
 	size_t i, k;
 	int rc;
@@ -141,13 +229,14 @@ int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_r
 	json_object_set_new(driver, "name", json_string("leftover"));
 	json_object_set_new(driver, "version", json_string(LEFTOVER_VERSION));
 	json_object_set_new(driver, "semanticVersion", json_string(LEFTOVER_VERSION));
+	json_object_set_new(driver, "informationUri", json_string(LEFTOVER_HOMEPAGE));
 	json_object_set_new(driver, "rules", rule_list());
 	json_object_set_new(tool, "driver", driver);
 	json_object_set_new(run, "tool", tool);
+	json_object_set_new(run, "automationDetails", json_pack("{s:s}", "id", id));
 	/* a directory URI ends in '/', or relative URIs would resolve against its parent */
 	lo_buf_printf(&uri, "file://%s%s", root_uri, root_uri[strlen(root_uri) - 1] == '/' ? "" : "/");
 	json_object_set_new(base, "BUILDROOT", json_pack("{s:s}", "uri", uri.ptr));
-	json_object_set_new(run, "originalUriBaseIds", base);
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
 		const lo_clean_action *a;
@@ -158,8 +247,9 @@ int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_r
 		a = lo_report_action_of(clean, f);
 		/* a file a rule keeps is, by that rule, no finding */
 		if (k < sizeof(rules) / sizeof(rules[0]) && !(a && a->status == LO_CLEAN_KEPT_RULE))
-			json_array_append_new(results, result_of(f, a, k));
+			json_array_append_new(results, result_of(res, f, a, k, base));
 	}
+	json_object_set_new(run, "originalUriBaseIds", base);
 	json_object_set_new(run, "results", results);
 	json_object_set_new(run, "columnKind", json_string("unicodeCodePoints"));
 	json_object_set_new(doc, "runs", json_pack("[o]", run));
@@ -168,5 +258,6 @@ int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_r
 	json_decref(doc);
 	lo_buf_dispose(&uri);
 	free(root_uri);
+	free(id);
 	return rc < 0 || ferror(out) ? -1 : 0;
 }

@@ -169,6 +169,9 @@ void lo_scan_result_free(lo_scan_result *res)
 	for (i = 0; i < res->note_count; i++)
 		free(res->notes[i]);
 	free(res->notes);
+	for (i = 0; i < res->root_count; i++)
+		free(res->roots[i]);
+	free(res->roots);
 	for (i = 0; i < res->origin_count; i++) {
 		lo_scan_origin *o = &res->origins[i];
 
@@ -390,16 +393,6 @@ static lo_file *new_file(scan *s, lo_file *f, const char *abs)
 	return f;
 }
 
-/* A path as reasons show it: relative to the result's root when inside. */
-static const char *rel_to_root(const scan *s, const char *abs)
-{
-	size_t rlen = strlen(s->res->root);
-
-	if (abs && !strncmp(abs, s->res->root, rlen) && abs[rlen] == '/')
-		return abs + rlen + 1;
-	return abs;
-}
-
 static bool under_roots(const scan *s, const char *abs)
 {
 	size_t i;
@@ -411,6 +404,22 @@ static bool under_roots(const scan *s, const char *abs)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * A path as reasons show it: relative to the result's root when inside a
+ * scanned root, as every file's path is; absolute elsewhere, also under the
+ * common root of two scanned dirs (/usr/lib for /usr/lib/python3/... and
+ * /usr/lib/python3.11/...), where a relative path would pass a system
+ * library off as a file of the scan.
+ */
+static const char *rel_to_root(const scan *s, const char *abs)
+{
+	size_t rlen = strlen(s->res->root);
+
+	if (abs && under_roots(s, abs) && !strncmp(abs, s->res->root, rlen) && abs[rlen] == '/')
+		return abs + rlen + 1;
+	return abs;
 }
 
 /* CPython's extension suffixes: .cpython-311-x86_64-linux-gnu.so, .abi3.so, .pyd. */
@@ -1097,6 +1106,9 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
 	s.res = lo_xcalloc(1, sizeof(*s.res));
 	s.res->root = common_root(s.roots, s.root_count);
+	s.res->roots = lo_xcalloc(s.root_count, sizeof(char *));
+	for (i = 0; i < s.root_count; i++)
+		s.res->roots[s.res->root_count++] = lo_xstrdup(s.roots[i]);
 
 	s.bs = lo_xcalloc(s.root_count, sizeof(lo_buildsys *));
 	s.build_dirs = lo_xcalloc(s.root_count, sizeof(char *));

@@ -40,7 +40,7 @@ def test_fails_only_on_what_is_asked():
     assert "fail this job" in r.stderr, r.stderr
     assert (build / "lib" / "libbroken.so").exists()
     junit = (d / "leftover-reports" / "leftover-junit.xml").read_text()
-    assert 'tests="1" failures="1"' in junit, junit
+    assert 'tests="2" failures="1"' in junit, junit
     sarif = json.loads((d / "leftover-reports" / "leftover.sarif").read_text())
     assert [x["ruleId"] for x in sarif["runs"][0]["results"]] == ["broken"], sarif
 
@@ -89,12 +89,12 @@ def test_github_action_step():
            "LO_REPORT_DIR": str(d / "reports"), "LO_LEFTOVER": lotest.LEFTOVER}
     r = lotest.run(["dash", "-e", "-c", action_run_block()], cwd=d, env=env, check=False)
     assert r.returncode == 1, r
-    assert "::error file=%s/lib/libbroken.so," % build in r.stdout, r.stdout
+    assert "title=leftover broken::" in r.stdout and "/lib/libbroken.so: would" in r.stdout, r.stdout
     assert (d / "reports" / "leftover-junit.xml").exists()
     env["LO_BROKEN"] = "true"
     r = lotest.run(["dash", "-e", "-c", action_run_block()], cwd=d, env=env, check=False)
     assert r.returncode == 0, r
-    assert "::warning file=" in r.stdout, r.stdout
+    assert "::warning " in r.stdout and "title=leftover broken::" in r.stdout, r.stdout
     assert not (build / "lib" / "libbroken.so").exists()
 
 

@@ -3,8 +3,8 @@
 SARIF: the log must pass `validate` of Microsoft's SARIF Multitool (npm
 package @microsoft/sarif-multitool) without an error-level result. JUnit:
 the file is parsed by junit2json (npm), and the testcase and failure counts
-must be what the tree holds: one testcase per broken file, failing while
-the file is still in place, passing once clean moved it. The consumers are
+must be what the tree holds: one testcase per judged file, a broken one
+failing while it is still in place and passing once clean moved it. The consumers are
 installed with npm into the test's scratch directory; where that is not
 possible the SARIF and JUnit checks are skipped with a message, never faked.
 With GITHUB_ACTIONS=true the findings are also ::error annotations.
@@ -92,8 +92,9 @@ def test_sarif_and_junit_read_by_real_consumers():
     sarif = json.loads((d / "before.sarif").read_text())
     results = sarif["runs"][0]["results"]
     assert sorted(x["ruleId"] for x in results) == ["broken", "broken"], results
-    uris = sorted(x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for x in results)
-    assert uris == ["lib/libbroken.so", "lib/we%26ird%20%3Cname%3E%20%22q%22.so"], uris
+    # located on a source file (test_ci_github.py), each names its artifact
+    names = sorted(x["properties"]["artifact"] for x in results)
+    assert [n[len(n) - len(m):] for n, m in zip(names, sorted(NAMES))] == sorted(NAMES), names
     # and with --broken they move: the JUnit cases pass
     r = lotest.leftover("clean", "--broken", "--format", "junit", "--sarif", d / "after.sarif", build)
     assert r.returncode == 0, r
@@ -116,13 +117,16 @@ def test_sarif_and_junit_read_by_real_consumers():
     print("sarif-multitool: %d notes/warnings on before.sarif"
           % len(validate_sarif(tools, d / "before.sarif", d)))
     validate_sarif(tools, d / "after.sarif", d)
+    # one testcase per judged file, the one that loads passing
     doc, cases, failed = junit_counts(tools, d / "before.xml")
-    assert len(cases) == 2 and len(failed) == 2, doc
-    assert sorted(c["name"] for c in cases) == sorted(NAMES), cases
-    assert doc["tests"] == 2 and doc["failures"] == 2, doc
+    assert len(cases) == 3 and len(failed) == 2, doc
+    assert sorted(c["name"] for c in cases) == sorted(NAMES + ["lib/libok.so"]), cases
+    assert sorted(c["name"] for c in failed) == sorted(NAMES), failed
+    assert doc["tests"] == 3 and doc["failures"] == 2, doc
     doc, cases, failed = junit_counts(tools, d / "after.xml")
-    assert len(cases) == 2 and not failed, doc
-    assert all("quarantine" in "".join(c["system-out"]) for c in cases), cases
+    assert len(cases) == 3 and not failed, doc
+    moved = [c for c in cases if "quarantine" in "".join(c.get("system-out", []))]
+    assert sorted(c["name"] for c in moved) == sorted(NAMES), cases
 
 
 def test_github_annotations():
@@ -132,12 +136,13 @@ def test_github_annotations():
     assert r.returncode == 1, r
     lines = [l for l in r.stdout.splitlines() if l.startswith("::")]
     assert len(lines) == 2, r.stdout
-    assert lines[0].startswith("::error file=%s/lib/libbroken.so," % build), lines
+    # where file= points is test_ci_github.py's; the message names the artifact
+    assert lines[0].startswith("::error ") and "/lib/libbroken.so: would not load" in lines[0], lines
     assert "no_library_has_this" in lines[0], lines
     r = lotest.run([lotest.LEFTOVER, "clean", "--broken", build], env={"GITHUB_ACTIONS": "true"},
                    check=False)
     assert r.returncode == 0, r
-    assert sum(l.startswith("::warning file=") for l in r.stdout.splitlines()) == 2, r.stdout
+    assert sum(l.startswith("::warning ") for l in r.stdout.splitlines()) == 2, r.stdout
     r = lotest.run([lotest.LEFTOVER, "clean", build], env={"GITHUB_ACTIONS": ""}, check=False)
     assert "::" not in r.stdout, r.stdout
 

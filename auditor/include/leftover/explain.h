@@ -6,8 +6,9 @@
  * finds the file such a message is about. lo_explain_records gathers what
  * the records say of that file: whether the current build still produces
  * it (buildsys.h), the rule that names it (rules.h), and where its tree
- * came from (git.h: the commit it was built at, by the last scan's state
- * or else by git's reflog, and the commit that dropped it).
+ * came from (blame.h: the commit it was built at, by the last scan's state
+ * or else by git's reflog, and the commit that dropped it; the CI reports
+ * point at the file that history names).
  * lo_explain_write_summary then writes the verdict first and the rest in
  * a bounded number of lines, whatever the size of the libraries involved:
  * the full trace of every binding stays the CLI's --verbose.
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "leftover/blame.h"
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/git.h"
@@ -41,14 +43,7 @@ typedef struct lo_explain {
 	lo_orphan_verdict orphan; /* by every build tree holding it (any generator); -1 when none says */
 	char *rule_name, *rule_reason; /* the [rule] naming the file in its states, or NULL */
 	char *rules_error;        /* why the rules could not be read, or NULL */
-	char *source;             /* CMAKE_HOME_DIRECTORY */
-	char *head, *head_branch; /* the source's HEAD now; NULL without git */
-	char *built, *built_branch; /* the other commit the tree was built at, or NULL */
-	const char *built_by;     /* "the last scan" or "git's reflog" */
-	char *name;               /* the target name looked for in the history */
-	char **changed;           /* files changed built..head mentioning name, owned */
-	size_t changed_count;
-	lo_git_drop drop;         /* the commit that dropped the name */
+	lo_blame *history;        /* where its tree came from (blame.h); NULL outside a CMake tree */
 } lo_explain;
 
 /*

@@ -19,6 +19,9 @@ typedef struct lo_git lo_git;
 int lo_git_open(lo_git **out, const char *dir);
 void lo_git_free(lo_git *g);
 
+/* The work tree's real path, ending in '/'. */
+const char *lo_git_workdir(const lo_git *g);
+
 /* HEAD: the full commit id ("" on an unborn branch) and the branch ("" when detached). */
 const char *lo_git_commit(const lo_git *g);
 const char *lo_git_branch(const lo_git *g);

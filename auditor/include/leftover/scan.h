@@ -72,6 +72,8 @@ typedef struct lo_scan_origin {
 
 typedef struct lo_scan_result {
 	char *root; /* absolute; the common ancestor when several roots were scanned */
+	char **roots; /* each scanned root, absolute, in the order given; owned */
+	size_t root_count;
 	lo_file *files;
 	size_t file_count, file_cap;
 	lo_scan_summary summary;
