@@ -28,6 +28,8 @@ API (keep it this small):
   git(repo, *args) -> str                     git with a fixed identity
   dlopen(paths, python=None, jobs=1) -> [str] the real loader's answer per path:
                                               "ok", "error MSG", "signal N", "exit N"
+  need(program, package) -> str               `program` on PATH, apt-get installing
+                                              Debian's `package` first if missing
   main(globals())                             run every test_* function
 
 Only the standard library is used: ctest runs these with Debian's python3.
@@ -178,6 +180,20 @@ def git(repo, *args):
     return run(["git", "-C", repo, "-c", "user.name=lotest", "-c",
                 "user.email=lotest@example.invalid", "-c", "init.defaultBranch=main",
                 "-c", "advice.detachedHead=false"] + list(args)).stdout
+
+
+def need(program, package):
+    """The path of `program`, installing Debian's `package` when it is missing:
+    CI starts on a bare Debian, and a test that needs a reader of its output
+    (xmllint, lintian, a shell) installs it in its own setup."""
+    found = shutil.which(program)
+    if not found:
+        run(["apt-get", "-o", "DPkg::Lock::Timeout=900", "install", "-y", "-q",
+             "--no-install-recommends", package], env={"DEBIAN_FRONTEND": "noninteractive"},
+            timeout=1200)
+        found = shutil.which(program)
+    assert found, "%s is not on PATH after installing %s" % (program, package)
+    return found
 
 
 _PROBE = Path(__file__).resolve().parent / "probe"

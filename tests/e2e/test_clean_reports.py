@@ -129,6 +129,45 @@ def test_sarif_and_junit_read_by_real_consumers():
     assert sorted(c["name"] for c in moved) == sorted(NAMES), cases
 
 
+XSD = Path(__file__).resolve().parent / "junit.xsd"
+
+
+def test_junit_of_a_clean_tree():
+    """Every judged file a passing testcase, one testsuite per root, valid by the schema."""
+    d = lotest.workdir("junit-clean")
+    libs = {"a": ["libone.so", "sub/libtwo.so"], "b": ["libthree.so"]}
+    for root, names in libs.items():
+        for n in names:
+            lotest.cc(d / root / n, "int f(void) { return 1; }\n")
+        for c in (d / root).rglob("*.c"):
+            c.unlink()
+    r = lotest.leftover("clean", "--junit", d / "clean.xml", d / "a")
+    assert r.returncode == 0, r
+    r = lotest.leftover("scan", "--format", "junit", d / "a", d / "b")
+    assert r.returncode == 0, r
+    (d / "scan.xml").write_text(r.stdout)
+
+    xmllint = lotest.need("xmllint", "libxml2-utils")
+    for xml in ("clean.xml", "scan.xml"):
+        p = lotest.run([xmllint, "--noout", "--schema", XSD, d / xml], check=False)
+        assert p.returncode == 0, p.stderr
+    # and the schema is no rubber stamp: a testcase without a name fails it
+    (d / "control.xml").write_text((d / "clean.xml").read_text().replace(' name="libone.so"', ""))
+    p = lotest.run([xmllint, "--noout", "--schema", XSD, d / "control.xml"], check=False)
+    assert p.returncode != 0, p
+
+    tools = npm_tools()
+    if not tools:
+        return
+    doc, cases, failed = junit_counts(tools, d / "clean.xml")
+    assert sorted(c["name"] for c in cases) == sorted(libs["a"]) and not failed, doc
+    assert doc["tests"] == 2 and doc["failures"] == 0, doc
+    doc, cases, failed = junit_counts(tools, d / "scan.xml")
+    suites = {s["name"]: sorted(c["name"] for c in s["testcase"]) for s in doc["testsuite"]}
+    assert suites == {"leftover %s" % (d / k): sorted(v) for k, v in libs.items()}, suites
+    assert not failed and doc["tests"] == 3, doc
+
+
 def test_github_annotations():
     d = lotest.workdir("clean-github")
     build = tree(d)
