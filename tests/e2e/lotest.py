@@ -183,15 +183,18 @@ def git(repo, *args):
 
 
 def need(program, package):
-    """The path of `program`, installing Debian's `package` when it is missing:
-    CI starts on a bare Debian, and a test that needs a reader of its output
-    (xmllint, lintian, a shell) installs it in its own setup."""
-    found = shutil.which(program)
+    """The path of `program` (a name on PATH, or a path), installing Debian's
+    `package` when it is missing: CI starts on a bare Debian, and a test that
+    needs a reader of its output (xmllint, lintian, a shell) installs it in
+    its own setup."""
+    def find():
+        return program if "/" in program and os.path.exists(program) else shutil.which(program)
+    found = find()
     if not found:
         run(["apt-get", "-o", "DPkg::Lock::Timeout=900", "install", "-y", "-q",
              "--no-install-recommends", package], env={"DEBIAN_FRONTEND": "noninteractive"},
             timeout=1200)
-        found = shutil.which(program)
+        found = find()
     assert found, "%s is not on PATH after installing %s" % (program, package)
     return found
 

@@ -1,0 +1,111 @@
+"""The shell completions against the CLI they complete (issue 15).
+
+Each subcommand's options are what its --help lists (printed from the
+option table the CLI parses, auditor/cli/opts.h) and the words an option's
+value may be are what the CLI says when given another. The bash completion
+is run in bash with bash-completion, the fish one in fish (`complete -C`);
+the zsh one is checked by zsh for syntax and its _arguments specs are read
+per subcommand. Each must offer exactly those options and values, so that
+an option added to a table without its completion fails here.
+"""
+import re
+
+import lotest
+
+DOCS = lotest.SOURCE_DIR / "docs"
+HERE = lotest.workdir("completion")  # where the shells run: file names offered come from here
+
+
+def commands():
+    out = lotest.leftover("--help").stdout
+    return re.findall(r"^  (\w+) ", out.split("commands:")[1], re.M)
+
+
+def help_options(cmd):
+    """Every -x and --long of `leftover CMD --help`."""
+    r = lotest.leftover(cmd, "--help")
+    assert r.returncode == 0, r
+    opts = set()
+    for m in re.finditer(r"^  (-\w, )?(--[\w-]+)", r.stdout, re.M):
+        opts.add(m.group(2))
+        if m.group(1):
+            opts.add(m.group(1)[:2])
+    return opts
+
+
+def values(cmd, opt):
+    """The words the CLI accepts for `opt`, from its message on a word it does not."""
+    r = lotest.leftover(cmd, opt, "no-such-value", HERE)
+    m = re.search(r"takes (.*), not 'no-such-value'", r.stderr)
+    assert r.returncode == 2 and m, r
+    return set(re.split(r", | or ", m.group(1)))
+
+
+VALUED = [("scan", "--format"), ("clean", "--format"), ("clean", "--fail-on")]
+
+
+def bash_complete(*words):
+    """COMPREPLY of the bash completion for `leftover WORDS...` (the last one being completed)."""
+    script = """
+source /usr/share/bash-completion/bash_completion
+source %s
+COMP_WORDS=(leftover %s)
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+COMP_LINE="${COMP_WORDS[*]}"
+COMP_POINT=${#COMP_LINE}
+_leftover leftover "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+printf '%%s\\n' "${COMPREPLY[@]}"
+""" % (DOCS / "leftover.bash-completion", " ".join("'%s'" % w for w in words))
+    return set(lotest.run(["bash", "-c", script], cwd=HERE).stdout.split())
+
+
+def test_bash():
+    lotest.need("/usr/share/bash-completion/bash_completion", "bash-completion")
+    assert bash_complete("") >= set(commands()), bash_complete("")
+    for cmd in commands():
+        got = bash_complete(cmd, "-")
+        assert got == help_options(cmd), (cmd, got ^ help_options(cmd))
+    for cmd, opt in VALUED:
+        assert bash_complete(cmd, opt, "") == values(cmd, opt), (cmd, opt)
+
+
+def fish_complete(line):
+    fish = lotest.need("fish", "fish")
+    out = lotest.run([fish, "--no-config", "-c", "source %s; complete -C '%s'"
+                      % (DOCS / "leftover.fish", line)], cwd=HERE).stdout
+    return {l.split("\t")[0] for l in out.splitlines()}
+
+
+def test_fish():
+    assert fish_complete("leftover ") >= set(commands())
+    for cmd in commands():
+        got = {w for w in fish_complete("leftover %s -" % cmd) if w.startswith("-")}
+        assert got == help_options(cmd), (cmd, got ^ help_options(cmd))
+    for cmd, opt in VALUED:
+        assert fish_complete("leftover %s %s " % (cmd, opt)) == values(cmd, opt), (cmd, opt)
+
+
+def zsh_blocks():
+    """{subcommand: its _arguments specs} of the zsh completion."""
+    text = (DOCS / "_leftover").read_text()
+    body = text.split("case $line[1] in")[1]
+    return dict(re.findall(r"^\t\t(\w+)\)\n(.*?);;", body, re.M | re.S))
+
+
+def test_zsh():
+    zsh = lotest.need("zsh", "zsh")
+    r = lotest.run([zsh, "-n", DOCS / "_leftover"], check=False)
+    assert r.returncode == 0, r.stderr
+    blocks = zsh_blocks()
+    assert sorted(blocks) == sorted(commands()), blocks.keys()
+    for cmd, spec in blocks.items():
+        # an option is named where a spec starts ('--all[') or in a brace pair ({-j+,--jobs=})
+        got = set(re.findall(r"(?:'\*?|[{,])(--?[a-z][\w-]*)[=+]?(?=[\[,}'])", spec))
+        assert got == help_options(cmd), (cmd, got ^ help_options(cmd))
+    for cmd, opt in VALUED:
+        m = re.search(re.escape(opt) + r"=\[[^]]*\]:[^:]*:\(([^)]*)\)", blocks[cmd])
+        assert m and set(m.group(1).split()) == values(cmd, opt), (cmd, opt)
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
