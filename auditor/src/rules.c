@@ -28,6 +28,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1281,13 +1282,35 @@ void lo_rules_free(lo_rules *r)
 
 /* --- queries --- */
 
+/* The rules installed with this very program: <exe dir>/LEFTOVER_RULES_RELDIR, or NULL. */
+static const char *rules_beside_program(void)
+{
+	static char dir[PATH_MAX], real[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	char *slash;
+	struct stat st;
+
+	if (n <= 0)
+		return NULL;
+	dir[n] = '\0';
+	if (!(slash = strrchr(dir, '/')) ||
+	    (size_t)snprintf(slash + 1, sizeof(dir) - (size_t)(slash + 1 - dir), "%s",
+			     LEFTOVER_RULES_RELDIR) >= sizeof(dir) - (size_t)(slash + 1 - dir))
+		return NULL;
+	/* "/usr/bin/../share/leftover/rules" as "/usr/share/leftover/rules" in messages */
+	return realpath(dir, real) && stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? real : NULL;
+}
+
 const char *lo_rules_default_dir(void)
 {
-	const char *env = getenv("LEFTOVER_RULES_DIR");
+	const char *env = getenv("LEFTOVER_RULES_DIR"), *beside;
 	struct stat st;
 
 	if (env && *env)
 		return env;
+	/* a package unpacked or installed under another prefix than it was built for */
+	if ((beside = rules_beside_program()))
+		return beside;
 	if (stat(LEFTOVER_RULES_DIR, &st) == 0 && S_ISDIR(st.st_mode))
 		return LEFTOVER_RULES_DIR;
 	return LEFTOVER_SOURCE_RULES_DIR;

@@ -142,9 +142,11 @@ int lo_rules_foreach(const lo_rules *rules, lo_rules_entry_cb cb, void *payload)
 
 /*
  * The directory the default rule files are read from: $LEFTOVER_RULES_DIR
- * when set (so a test or a user can replace the shipped set), else the
- * installed one when it exists, else the source tree's rules/, so a binary
- * run from its build tree finds them.
+ * when set (so a test or a user can replace the shipped set), else the one
+ * installed beside the program (bin/../share/leftover/rules: a package
+ * unpacked anywhere), else the one at the configured prefix when it exists,
+ * else the source tree's rules/, so a binary run from its build tree finds
+ * them.
  */
 const char *lo_rules_default_dir(void);
 
