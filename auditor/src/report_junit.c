@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "leftover/buf.h"
@@ -52,8 +53,11 @@ static int is_gone(const lo_clean_result *clean, const lo_file *f)
 		     a->status == LO_CLEAN_KEPT_RULE);
 }
 
-/* The path of `f` below scanned root `root` (absolute, under res->root), or NULL. */
-static const char *below(const lo_scan_result *res, const lo_file *f, const char *root)
+/*
+ * Where in f->path its path below scanned root `root` (absolute, under
+ * res->root) starts, or -1 when `f` is not below it.
+ */
+static ssize_t below(const lo_scan_result *res, const lo_file *f, const char *root)
 {
 	const char *prefix = root + strlen(res->root); /* "", or "/sub" ("sub" when root is "/") */
 	size_t n;
@@ -61,18 +65,18 @@ static const char *below(const lo_scan_result *res, const lo_file *f, const char
 	prefix += *prefix == '/';
 	n = strlen(prefix);
 	if (!n)
-		return f->path;
-	return !strncmp(f->path, prefix, n) && f->path[n] == '/' ? f->path + n + 1 : NULL;
+		return 0;
+	return !strncmp(f->path, prefix, n) && f->path[n] == '/' ? (ssize_t)n + 1 : -1;
 }
 
-/* `f`'s path in the testsuite of root k: NULL when not below it, or an earlier root holds it. */
-static const char *case_name(const lo_scan_result *res, const lo_file *f, size_t k)
+/* below() for the testsuite of root k: -1 also when an earlier root holds `f`. */
+static ssize_t case_name(const lo_scan_result *res, const lo_file *f, size_t k)
 {
 	size_t j;
 
 	for (j = 0; j < k; j++)
-		if (below(res, f, res->roots[j]))
-			return NULL;
+		if (below(res, f, res->roots[j]) >= 0)
+			return -1;
 	return below(res, f, res->roots[k]);
 }
 
@@ -148,7 +152,7 @@ int lo_report_write_junit(FILE *out, const lo_scan_result *res, const lo_clean_r
 		for (i = 0; i < res->file_count; i++) {
 			const lo_file *f = &res->files[i];
 
-			if (!case_name(res, f, k))
+			if (case_name(res, f, k) < 0)
 				continue;
 			n[3 * k]++;
 			n[3 * k + 1] += is_finding(f) && !is_gone(clean, f);
@@ -169,10 +173,10 @@ int lo_report_write_junit(FILE *out, const lo_scan_result *res, const lo_clean_r
 		fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\" "
 			     "timestamp=\"%s\">\n", n[3 * k], n[3 * k + 1], n[3 * k + 2], stamp);
 		for (i = 0; i < res->file_count; i++) {
-			const char *name = case_name(res, &res->files[i], k);
+			ssize_t name = case_name(res, &res->files[i], k);
 
-			if (name)
-				write_case(out, &res->files[i], name, clean);
+			if (name >= 0)
+				write_case(out, &res->files[i], res->files[i].path + name, clean);
 		}
 		fputs("  </testsuite>\n", out);
 	}
