@@ -9,6 +9,7 @@ that require it. `cmake --install` lays out the binary, the man page, the
 rules, the CMake package and the completion; a project finds it with
 find_package(Leftover); `cpack -G DEB` makes a package holding the same.
 """
+import gzip
 import re
 import shutil
 from pathlib import Path
@@ -89,15 +90,16 @@ def test_install_find_package_and_deb():
     d = lotest.workdir("cmake-install")
     prefix = d / "prefix"
     lotest.run([lotest.CMAKE, "--install", leftover_build_dir(), "--prefix", prefix])
-    for rel in ("bin/leftover", "share/man/man1/leftover.1", "share/leftover/rules/default.rules",
+    for rel in ("bin/leftover", "share/man/man1/leftover.1.gz", "share/leftover/rules/default.rules",
                 "share/cmake/Leftover/LeftoverConfig.cmake",
                 "share/cmake/Leftover/LeftoverConfigVersion.cmake",
                 "share/bash-completion/completions/leftover",
                 "lib/python3/dist-packages/pytest_leftover.py",
                 "lib/python3/dist-packages/pytest_leftover-0.1.0.dist-info/entry_points.txt"):
         assert (prefix / rel).exists(), rel
-    page = prefix / "share/man/man1/leftover.1"
-    assert page.read_text().startswith(".\\\" leftover(1)") and ".TH LEFTOVER 1" in page.read_text()
+    page = prefix / "share/man/man1/leftover.1.gz"  # compressed, as Debian wants it
+    text = gzip.decompress(page.read_bytes()).decode()
+    assert text.startswith(".\\\" leftover(1)") and ".TH LEFTOVER 1" in text
     if shutil.which("man"):  # man-db is not among ci/install-deps
         man = lotest.run(["man", "-l", "-P", "cat", page], env={"MANWIDTH": "80"})
         assert "leftover restore" in man.stdout and "EXIT STATUS" in man.stdout, man.stdout
