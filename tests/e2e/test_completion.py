@@ -3,9 +3,9 @@
 Each subcommand's options are what its --help lists (printed from the
 option table the CLI parses, auditor/cli/opts.h) and the words an option's
 value may be are what the CLI says when given another. The bash completion
-is run in bash with bash-completion, the fish one in fish (`complete -C`);
-the zsh one is checked by zsh for syntax and its _arguments specs are read
-per subcommand. Each must offer exactly those options and values, so that
+is run in bash with bash-completion, the fish one in fish (`complete -C`),
+the zsh one in an interactive zsh on a pty (TAB typed, compadd's matches
+captured). Each must offer exactly those options and values, so that
 an option added to a table without its completion fails here.
 """
 import re
@@ -85,26 +85,50 @@ def test_fish():
         assert fish_complete("leftover %s %s " % (cmd, opt)) == values(cmd, opt), (cmd, opt)
 
 
-def zsh_blocks():
-    """{subcommand: its _arguments specs} of the zsh completion."""
-    text = (DOCS / "_leftover").read_text()
-    body = text.split("case $line[1] in")[1]
-    return dict(re.findall(r"^\t\t(\w+)\)\n(.*?);;", body, re.M | re.S))
+# An interactive zsh on a pty (zsh/zpty) types the line and a TAB; compadd
+# is wrapped to write every match it is given to a file. Each step waits
+# for the prompt (=P=) to come back, since ^C would cut a completion short.
+# A zsh that never shows it again fails the test by run()'s timeout.
+ZSH_DRIVER = r"""
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PROMPT='=P='; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w z "compadd() { local -a h; builtin compadd -O h \"\$@\"; print -rl -- \$h >> $2; builtin compadd \"\$@\" }"
+zpty -w z 'print -r -- READY-$((1))'
+zpty -r z line '*READY-1*'
+zpty -r z line '*=P=*'
+zpty -n -w z "$3"$'\t'
+zpty -r z line '*=P=*'
+zpty -n -w z $'\x03'
+zpty -r z line '*=P=*'
+zpty -w z 'print -r -- DONE-$((2))'
+zpty -r z line '*DONE-2*'
+zpty -d z
+"""
+
+
+def zsh_complete(line):
+    zsh = lotest.need("zsh", "zsh")
+    out = HERE / "zsh-matches"
+    if out.exists():
+        out.unlink()
+    (HERE / "driver.zsh").write_text(ZSH_DRIVER)
+    # TERM=dumb: zle reprints the prompt after a listing instead of moving the cursor back to it
+    lotest.run([zsh, "-f", HERE / "driver.zsh", DOCS, out, line], cwd=HERE, timeout=60,
+               env={"TERM": "dumb"})
+    return {w.strip() for w in out.read_text().splitlines() if w.strip()} if out.exists() else set()
 
 
 def test_zsh():
     zsh = lotest.need("zsh", "zsh")
     r = lotest.run([zsh, "-n", DOCS / "_leftover"], check=False)
     assert r.returncode == 0, r.stderr
-    blocks = zsh_blocks()
-    assert sorted(blocks) == sorted(commands()), blocks.keys()
-    for cmd, spec in blocks.items():
-        # an option is named where a spec starts ('--all[') or in a brace pair ({-j+,--jobs=})
-        got = set(re.findall(r"(?:'\*?|[{,])(--?[a-z][\w-]*)[=+]?(?=[\[,}'])", spec))
+    assert zsh_complete("leftover ") == set(commands()), zsh_complete("leftover ")
+    for cmd in commands():
+        got = zsh_complete("leftover %s -" % cmd)
         assert got == help_options(cmd), (cmd, got ^ help_options(cmd))
     for cmd, opt in VALUED:
-        m = re.search(re.escape(opt) + r"=\[[^]]*\]:[^:]*:\(([^)]*)\)", blocks[cmd])
-        assert m and set(m.group(1).split()) == values(cmd, opt), (cmd, opt)
+        assert zsh_complete("leftover %s %s " % (cmd, opt)) == values(cmd, opt), (cmd, opt)
 
 
 if __name__ == "__main__":
