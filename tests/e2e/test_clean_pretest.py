@@ -82,7 +82,8 @@ def test_github_action_step():
     d = lotest.workdir("pretest-action")
     build = tree(d)
     text = ACTION.read_text()
-    for key in ("build-dir:", "fail-on:", "broken:", "report-dir:", "leftover:", "using: composite"):
+    for key in ("build-dir:", "fail-on:", "broken:", "report-dir:", "leftover:", "python:",
+                "using: composite"):
         assert key in text, key
     env = {"GITHUB_ACTIONS": "true", "GITHUB_ACTION_PATH": str(ACTION.parent),
            "LO_BUILD_DIR": str(build), "LO_FAIL_ON": "broken", "LO_BROKEN": "false",
@@ -96,6 +97,19 @@ def test_github_action_step():
     assert r.returncode == 0, r
     assert "::warning " in r.stdout and "title=leftover broken::" in r.stdout, r.stdout
     assert not (build / "lib" / "libbroken.so").exists()
+
+    # the python input reaches leftover clean as --python (a stand-in program records its words)
+    argv = d / "argv"
+    fake = d / "fake-leftover"
+    fake.write_text("#!/bin/sh\nprintf '%%s\\n' \"$@\" > %s\n" % argv)
+    fake.chmod(0o755)
+    env.update({"LO_LEFTOVER": str(fake), "LO_PYTHON": "/opt/py 3/bin/python3"})
+    r = lotest.run(["dash", "-e", "-c", action_run_block()], cwd=d, env=env, check=False)
+    assert r.returncode == 0, r
+    words = argv.read_text().splitlines()
+    assert words[0] == "clean" and words[-1] == str(build), words
+    i = words.index("--python")
+    assert words[i + 1] == "/opt/py 3/bin/python3", words
 
 
 if __name__ == "__main__":
