@@ -85,10 +85,12 @@ def test_fish():
         assert fish_complete("leftover %s %s " % (cmd, opt)) == values(cmd, opt), (cmd, opt)
 
 
-# An interactive zsh on a pty (zsh/zpty) types the line and a TAB; compadd
-# is wrapped to write every match it is given to a file. Each step waits
-# for the prompt (=P=) to come back, since ^C would cut a completion short.
-# A zsh that never shows it again fails the test by run()'s timeout.
+# An interactive zsh on a pty (zsh/zpty) types the line, a TAB, ^U and a
+# command that prints a marker; compadd is wrapped to write every match it
+# is given to a file. zle takes the keys in order and completes before it
+# reads ^U, so the matches are all written when the marker shows. (^C would
+# flush what was typed ahead.) A zsh that never shows the marker fails the
+# test by run()'s timeout.
 ZSH_DRIVER = r"""
 zmodload zsh/zpty
 zpty z zsh -f -i
@@ -97,11 +99,7 @@ zpty -w z "compadd() { local -a h; builtin compadd -O h \"\$@\"; print -rl -- \$
 zpty -w z 'print -r -- READY-$((1))'
 zpty -r z line '*READY-1*'
 zpty -r z line '*=P=*'
-zpty -n -w z "$3"$'\t'
-zpty -r z line '*=P=*'
-zpty -n -w z $'\x03'
-zpty -r z line '*=P=*'
-zpty -w z 'print -r -- DONE-$((2))'
+zpty -w z "$3"$'\t\x15''print -r -- DONE-$((2))'
 zpty -r z line '*DONE-2*'
 zpty -d z
 """
