@@ -898,10 +898,30 @@ static char *path_lookup(const char *name)
 }
 
 /*
+ * A program named by the rule's author: a path (relative ones next to the
+ * rule file) or a name on PATH, owned; NULL when it is not there.
+ */
+static char *program_find(lo_rules *r, const entry *e, const char *v)
+{
+	char *prog;
+
+	if (!strchr(v, '/'))
+		return path_lookup(v);
+	prog = include_resolve(r->files[e->file].path, v);
+	if (is_executable_file(prog))
+		return prog;
+	free(prog);
+	return NULL;
+}
+
+/*
  * Resolve a host program: `${cmake:A|B}` (the first of the CMakeCache
- * variables that is set; none set leaves the host without a program), a
- * path (relative ones next to the rule file), or a name on PATH. Only the
- * last two are checked here: they are what the rule's author wrote.
+ * variables that is set; none set leaves the host without a program, or
+ * takes the default of `${cmake:A|B:-perl}` when that is there), a path
+ * (relative ones next to the rule file), or a name on PATH. A default is
+ * the host the tree would most likely meet, so one that is missing leaves
+ * the host without a program; a plain value is what the rule's author
+ * wrote, so one that is missing is an error.
  */
 static int host_set_program(lo_rules *r, host *h, const entry *e)
 {
@@ -913,21 +933,29 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 	h->program = NULL;
 	h->program_at = e;
 	if (!strncmp(v, "${cmake:", 8)) {
-		const char *p = v + 8, *bar;
+		const char *p = v + 8, *bar, *dflt = strstr(v, ":-");
+		size_t end = dflt ? (size_t)(dflt - v) : n - 1;
 
-		if (n < 10 || v[n - 1] != '}')
-			return entry_error(r, e, "'%s': ${cmake:VAR} must be the whole value", v);
+		if (n < 10 || v[n - 1] != '}' || end <= 8 || (dflt && dflt + 2 == v + n - 1))
+			return entry_error(r, e, "'%s': ${cmake:VAR} or ${cmake:VAR:-DEFAULT} must be "
+					   "the whole value", v);
 		if (!r->resolve_cmake)
 			return 0;
-		while (!prog && p < v + n - 1) {
+		while (!prog && p < v + end) {
 			char *var;
 
-			if (!(bar = memchr(p, '|', (size_t)(v + n - 1 - p))))
-				bar = v + n - 1;
+			if (!(bar = memchr(p, '|', (size_t)(v + end - p))))
+				bar = v + end;
 			var = lo_xstrndup(p, (size_t)(bar - p));
 			prog = cmake_cache_get(r->cmake_cache, var);
 			free(var);
 			p = bar + 1;
+		}
+		if (!prog && dflt) {
+			char *name = lo_xstrndup(dflt + 2, (size_t)(v + n - 1 - (dflt + 2)));
+
+			prog = program_find(r, e, name);
+			free(name);
 		}
 		/*
 		 * A cached path that is gone (a deleted venv) is the tree's problem,
@@ -938,18 +966,10 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 		return 0;
 	} else if (!*v) {
 		return entry_error(r, e, "empty program");
-	} else if (!strchr(v, '/')) {
-		if (!(prog = path_lookup(v)))
+	} else if (!(prog = program_find(r, e, v))) {
+		if (!strchr(v, '/'))
 			return entry_error(r, e, "host program '%s' is not on PATH", v);
-	} else {
-		prog = include_resolve(r->files[e->file].path, v);
-	}
-	if (!is_executable_file(prog)) {
-		int err = entry_error(r, e, "host program '%s' does not exist or is not executable",
-				      prog);
-
-		free(prog);
-		return err;
+		return entry_error(r, e, "host program '%s' does not exist or is not executable", v);
 	}
 	h->program = prog;
 	return 0;

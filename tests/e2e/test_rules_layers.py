@@ -95,6 +95,13 @@ def test_bad_rules_in_a_layer_name_file_line_and_key():
     (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n\tprogram = ${cmake:APP_EXE}\n")
     # an unset ${cmake:VAR} leaves the host without a program: no error
     assert rules(xdg, build).returncode == 0
+    # nor does a default that is not there: it is a guess, not the author's word
+    (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n"
+                                   "\tprogram = ${cmake:APP_EXE:-no-such-app-on-path}\n")
+    assert rules(xdg, build).returncode == 0
+    (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n\tprogram = ${cmake:APP_EXE:-}\n")
+    p = rules(xdg, build)
+    assert p.returncode == 2 and "host.app.program" in p.stderr, p
     # a program the rule names that does not exist is the rule's error
     (src / ".leftover").write_text("[host \"app\"]\n\tmatch = *.so\n\tprogram = %s/no-such-app\n" % d)
     p = rules(xdg, build)
