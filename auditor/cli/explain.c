@@ -15,6 +15,7 @@
 #include "leftover/buildsys.h"
 #include "leftover/error.h"
 #include "leftover/explain.h"
+#include "leftover/hosts.h"
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
@@ -155,12 +156,26 @@ int lo_cmd_explain(int argc, char **argv)
 	if (kind == LO_KIND_PYTHON_EXTENSION) {
 		dir = lo_xstrdup(abs);
 		*strrchr(dir, '/') = '\0';
-		if (!(program = lo_scan_python_for(o.scan.python, dir))) {
+		if (!(program = lo_hosts_python_for(o.scan.python, dir))) {
 			lo_cli_error("explain: no Python interpreter found; name one with --python");
 			goto out;
 		}
 	} else if (o.scan.host) {
 		program = lo_xstrdup(o.scan.host);
+	}
+	if (program) {
+		char *real, *how;
+
+		if (lo_hosts_real_program(&real, &how, program,
+					  kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL) < 0) {
+			lo_cli_error("explain: %s", lo_error_last());
+			goto out;
+		}
+		if (how)
+			fprintf(stderr, "leftover: note: %s\n", how);
+		free(how);
+		free(program);
+		program = real;
 	}
 	if (lo_host_new(&host, r, program) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());

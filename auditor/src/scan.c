@@ -38,6 +38,7 @@
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/git.h"
+#include "leftover/hosts.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
@@ -190,59 +191,31 @@ void lo_scan_result_free(lo_scan_result *res)
 
 /* ---- hosts --------------------------------------------------------------- */
 
-char *lo_scan_cmake_python(const char *build_dir)
+static void add_note(lo_scan_result *res, char *line)
 {
-	static const char *const vars[] = { "Python3_EXECUTABLE", "Python_EXECUTABLE",
-					    "PYTHON_EXECUTABLE" };
-	size_t i;
-
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		char *v = lo_buildsys_cache_value(build_dir, vars[i]);
-
-		if (v && *v && !strstr(v, "NOTFOUND"))
-			return v;
-		free(v);
-	}
-	return NULL;
+	lo_array_grow(&res->notes, &res->note_cap, res->note_count + 1, sizeof(char *));
+	res->notes[res->note_count++] = line;
 }
 
-/* `python3` as the shell would find it on PATH; owned, or NULL. */
-static char *python_on_path(void)
+/*
+ * lo_host_new for the program that really runs when `program` is started:
+ * a shim is asked (hosts.h), once per program and scan since the caller
+ * keeps the host, and the report says so.
+ */
+static int host_new_real(scan *s, lo_host **out, const char *program, const char *family)
 {
-	const char *env = getenv("PATH");
-	char *copy, *save = NULL, *dir, *hit = NULL;
+	char *real, *how;
+	int err = lo_hosts_real_program(&real, &how, program, family);
 
-	if (!env)
-		return NULL;
-	copy = lo_xstrdup(env);
-	for (dir = strtok_r(copy, ":", &save); dir && !hit; dir = strtok_r(NULL, ":", &save)) {
-		lo_buf b = LO_BUF_INIT;
-
-		lo_buf_printf(&b, "%s/python3", *dir ? dir : ".");
-		if (access(lo_buf_cstr(&b), X_OK) == 0)
-			hit = lo_buf_detach(&b);
-		lo_buf_dispose(&b);
+	if (err < 0)
+		return err;
+	if ((err = lo_host_new(out, s->resolver, real)) == 0 && how) {
+		add_note(s->res, how);
+		how = NULL;
 	}
-	free(copy);
-	return hit;
-}
-
-char *lo_scan_python_for(const char *given, const char *dir)
-{
-	char *d, *p = NULL;
-
-	if (given)
-		return lo_xstrdup(given);
-	/* a scan of a subdirectory of the build tree still finds its cache */
-	for (d = lo_xstrdup(dir); !p; ) {
-		char *slash;
-
-		if ((p = lo_scan_cmake_python(d)) || !(slash = strrchr(d, '/')) || slash == d)
-			break;
-		*slash = '\0';
-	}
-	free(d);
-	return p ? p : python_on_path();
+	free(how);
+	free(real);
+	return err;
 }
 
 /*
@@ -261,15 +234,20 @@ static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host
 	if (kind != LO_KIND_PYTHON_EXTENSION) {
 		lo_host **slot = s->opts && s->opts->host ? &s->other_host : &s->c_host;
 
-		if (!*slot && (err = lo_host_new(slot, s->resolver,
-						   s->opts && s->opts->host ? s->opts->host : NULL)) < 0)
+		if (*slot)
+			err = 0;
+		else if (s->opts && s->opts->host)
+			err = host_new_real(s, slot, s->opts->host, NULL);
+		else
+			err = lo_host_new(slot, s->resolver, NULL);
+		if (err < 0)
 			return err;
 		*out = *slot;
 		return 0;
 	}
 	program = lo_map_get(s->python_by_dir, dir, &known);
 	if (!known) {
-		program = lo_scan_python_for(s->opts ? s->opts->python : NULL, dir);
+		program = lo_hosts_python_for(s->opts ? s->opts->python : NULL, dir);
 		lo_map_put(s->python_by_dir, dir, program);
 	}
 	if (!program)
@@ -277,7 +255,7 @@ static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host
 				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
 				    "one with --python", dir);
 	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
-		if ((err = lo_host_new(&h, s->resolver, program)) < 0) {
+		if ((err = host_new_real(s, &h, program, "python")) < 0) {
 			char *msg = lo_xstrdup(lo_error_last());
 
 			err = lo_error_set(err, "%s; name the interpreter with --python", msg);
@@ -298,7 +276,7 @@ static int host_get_program(scan *s, const char *program, const char *name, cons
 
 	pthread_mutex_lock(&s->lock);
 	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
-		if ((err = lo_host_new(&h, s->resolver, program)) == 0) {
+		if ((err = host_new_real(s, &h, program, NULL)) == 0) {
 			lo_map_put(s->python_hosts, program, h);
 		} else {
 			char *msg = lo_xstrdup(lo_error_last());
@@ -846,12 +824,6 @@ static void add_orphan_items(scan *s, size_t root)
 		it->type = DT_REG;
 		it->err = 0;
 	}
-}
-
-static void add_note(lo_scan_result *res, char *line)
-{
-	lo_array_grow(&res->notes, &res->note_cap, res->note_count + 1, sizeof(char *));
-	res->notes[res->note_count++] = line;
 }
 
 static char *short_id(const char *commit)

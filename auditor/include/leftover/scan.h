@@ -116,19 +116,6 @@ const char *lo_kind_str(lo_kind k);
 const char *lo_verdict_str(lo_verdict v);
 
 /*
- * The interpreter recorded in BUILD_DIR/CMakeCache.txt (Python3_EXECUTABLE,
- * Python_EXECUTABLE, PYTHON_EXECUTABLE, in that order), owned, or NULL.
- */
-char *lo_scan_cmake_python(const char *build_dir);
-
-/*
- * The interpreter that imports extension modules under `dir`: `given` when
- * not NULL, else the one in the CMakeCache.txt of `dir` or its nearest
- * ancestor that has one, else python3 on PATH. Owned, or NULL.
- */
-char *lo_scan_python_for(const char *given, const char *dir);
-
-/*
  * The commit BUILD_DIR was built at before `head`, by its state.json: owned,
  * or NULL when no scan saw another commit; *branch likewise.
  */

@@ -1,0 +1,286 @@
+/*
+ * hosts.c - finding the program that loads an object (hosts.h).
+ *
+ * A host on a developer's machine is often not the program itself:
+ * `python3` on PATH is a pyenv shim (a bash script that picks a version
+ * and execs it), CMake records that shim as Python3_EXECUTABLE, a venv's
+ * python is a symlink, a wrapper script sets variables and execs the real
+ * binary. Only the ELF program that finally runs says which libraries are
+ * in the global scope, so a script is asked which program it is. The
+ * question is fixed per family and prints a path: no object under judgement
+ * is loaded by it, and a host that hangs or babbles is cut off and named.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "leftover/buf.h"
+#include "leftover/buildsys.h"
+#include "leftover/error.h"
+#include "leftover/hosts.h"
+
+extern char **environ;
+
+/* An answer longer than a path can be is not a path. */
+#define ANSWER_MAX 4096
+
+/*
+ * The one command each family is asked: it prints the absolute path of the
+ * running interpreter and nothing else. A program whose name starts with
+ * `prefix` is of that family.
+ */
+static const struct family {
+	const char *name;
+	const char *prefix[3];
+	const char *flag, *code;
+} families[] = {
+	{ "python", { "python", "pypy", NULL }, "-c",
+	  "import sys; sys.stdout.write(sys.executable)" },
+	{ "perl", { "perl", NULL }, "-e", "print $^X" },
+	{ "ruby", { "ruby", NULL }, "-e", "print RbConfig.ruby" },
+	{ "node", { "node", "nodejs", NULL }, "-p", "process.execPath" },
+};
+
+char *lo_hosts_cmake_python(const char *build_dir)
+{
+	static const char *const vars[] = { "Python3_EXECUTABLE", "Python_EXECUTABLE",
+					    "PYTHON_EXECUTABLE" };
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		char *v = lo_buildsys_cache_value(build_dir, vars[i]);
+
+		if (v && *v && !strstr(v, "NOTFOUND"))
+			return v;
+		free(v);
+	}
+	return NULL;
+}
+
+/* `python3` as the shell would find it on PATH; owned, or NULL. */
+static char *python_on_path(void)
+{
+	const char *env = getenv("PATH");
+	char *copy, *save = NULL, *dir, *hit = NULL;
+
+	if (!env)
+		return NULL;
+	copy = lo_xstrdup(env);
+	for (dir = strtok_r(copy, ":", &save); dir && !hit; dir = strtok_r(NULL, ":", &save)) {
+		lo_buf b = LO_BUF_INIT;
+
+		lo_buf_printf(&b, "%s/python3", *dir ? dir : ".");
+		if (access(lo_buf_cstr(&b), X_OK) == 0)
+			hit = lo_buf_detach(&b);
+		lo_buf_dispose(&b);
+	}
+	free(copy);
+	return hit;
+}
+
+char *lo_hosts_python_for(const char *given, const char *dir)
+{
+	char *d, *p = NULL;
+
+	if (given)
+		return lo_xstrdup(given);
+	/* a scan of a subdirectory of the build tree still finds its cache */
+	for (d = lo_xstrdup(dir); !p; ) {
+		char *slash;
+
+		if ((p = lo_hosts_cmake_python(d)) || !(slash = strrchr(d, '/')) || slash == d)
+			break;
+		*slash = '\0';
+	}
+	free(d);
+	return p ? p : python_on_path();
+}
+
+/* 1 when `path` starts with the ELF magic, 0 when it does not, -1 unreadable. */
+static int is_elf_file(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	if (n < 0)
+		return -1;
+	return n == 4 && !memcmp(magic, "\177ELF", 4);
+}
+
+static const struct family *family_of(const char *program, const char *name)
+{
+	const char *base = strrchr(program, '/');
+	size_t i, j;
+
+	base = base ? base + 1 : program;
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const struct family *f = &families[i];
+
+		if (name) {
+			if (!strcmp(f->name, name))
+				return f;
+			continue;
+		}
+		for (j = 0; f->prefix[j]; j++)
+			if (!strncmp(base, f->prefix[j], strlen(f->prefix[j])))
+				return f;
+	}
+	return NULL;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Read the child's answer from `fd` until end of file, the deadline or the
+ * size limit. Returns 0 at end of file, 1 past the deadline, 2 too long.
+ */
+static int read_answer(int fd, lo_buf *answer, long long deadline)
+{
+	char chunk[512];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0)
+			return 1;
+		if (poll(&pfd, 1, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		if (!pfd.revents)
+			continue;
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		lo_buf_add(answer, chunk, (size_t)n);
+		if (answer->len > ANSWER_MAX)
+			return 2;
+	}
+}
+
+/* Start `argv` in a process group of its own, stdin and stderr on /dev/null. */
+static int spawn_quiet(pid_t *pid, char *const argv[], int out_fd)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_init(&attr);
+	/* its own group, so that a timeout kills what the shim started too */
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	rc = posix_spawn(pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+/*
+ * Run `program FLAG CODE` and put what it printed in `answer`. Returns 0,
+ * or an error naming the program.
+ */
+static int ask(const char *program, const struct family *f, lo_buf *answer)
+{
+	char *argv[] = { (char *)program, (char *)f->flag, (char *)f->code, NULL };
+	int fds[2], status = 0, late, rc;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return lo_error_set(LO_ERROR, "cannot ask host program '%s' which program it is: "
+				    "pipe: %s", program, strerror(errno));
+	rc = spawn_quiet(&pid, argv, fds[1]);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		return lo_error_set(LO_ERROR, "cannot run host program '%s': %s", program,
+				    strerror(rc));
+	}
+	late = read_answer(fds[0], answer, now_ms() + LO_HOSTS_ASK_SECONDS * 1000LL);
+	close(fds[0]);
+	if (late)
+		kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (late == 1)
+		return lo_error_set(LO_EINVALID, "host program '%s' did not say which program it is "
+				    "within %d s (asked with %s '%s')", program,
+				    LO_HOSTS_ASK_SECONDS, f->flag, f->code);
+	if (late == 2)
+		return lo_error_set(LO_EINVALID, "host program '%s' answered with more than %d "
+				    "bytes when asked which program it is", program, ANSWER_MAX);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return lo_error_set(LO_EINVALID, "host program '%s' failed (%s %d) when asked "
+				    "which program it is with %s '%s'", program,
+				    WIFEXITED(status) ? "exit status" : "signal",
+				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+				    f->flag, f->code);
+	return 0;
+}
+
+int lo_hosts_real_program(char **out, char **how, const char *program, const char *family)
+{
+	const struct family *f;
+	lo_buf answer = LO_BUF_INIT;
+	char *a = NULL;
+	size_t n;
+	int err;
+
+	*out = NULL;
+	*how = NULL;
+	if (is_elf_file(program) != 0) {
+		*out = lo_xstrdup(program);
+		return 0;
+	}
+	if (!(f = family_of(program, family)))
+		return lo_error_set(LO_ENOTELF, "cannot use host program: '%s' is not an ELF file "
+				    "(a script or shim, not the program itself?)", program);
+	if ((err = ask(program, f, &answer)) < 0)
+		goto out;
+	for (n = answer.len; n && strchr(" \t\r\n", lo_buf_cstr(&answer)[n - 1]); n--)
+		;
+	a = lo_xstrndup(lo_buf_cstr(&answer), n);
+	if (a[0] != '/' || strlen(a) != n || strpbrk(a, "\n\r\t") || is_elf_file(a) != 1) {
+		err = lo_error_set(LO_EINVALID, "host program '%s' is not an ELF program, and when "
+				   "asked which program it is (%s '%s') it answered '%.200s', %s",
+				   program, f->flag, f->code, a,
+				   a[0] != '/' ? "not an absolute path" : "not an ELF program");
+		goto out;
+	}
+	*out = a;
+	a = NULL;
+	if (asprintf(how, "'%s' is not an ELF program (a shim or script); asked with %s '%s', "
+		     "it runs '%s', which is the host", program, f->flag, f->code, *out) < 0)
+		abort();
+out:
+	free(a);
+	lo_buf_dispose(&answer);
+	return err;
+}

@@ -1,0 +1,142 @@
+"""Interpreters as developers' machines have them: shims, symlinks, venvs.
+
+pyenv, asdf and mise put a shell-script shim first on PATH as `python3`;
+CMake's FindPython3 runs it and records it as Python3_EXECUTABLE. leftover
+must judge the tree against the program the shim runs, with the same
+verdicts as when it is told the real interpreter, and say that it asked.
+A host that hangs, babbles or answers with another script is named, in
+bounded time. Truth: the real interpreter importing the package.
+"""
+import os
+
+import lotest
+
+PKG = "python_packages/mlir/_mlir_libs"
+SUFFIX = lotest.run([lotest.PYTHON, "-c",
+                     "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"]).stdout.strip()
+STALE = PKG + "/_mlirRegisterEverything" + SUFFIX
+REAL = lotest.run([lotest.PYTHON, "-c", "import sys; print(sys.executable)"]).stdout.strip()
+
+
+def shim(path, body):
+    """An executable bash script at path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/usr/bin/env bash\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def pyenv_like(shims):
+    """What pyenv's shims do: keep the name they were called by, pick a
+    version (here the test's interpreter) and exec that program."""
+    return shim(shims / "python3", 'set -e\nprogram="${0##*/}"\n'
+                'exec "%s/$program" "$@"\n' % os.path.dirname(REAL))
+
+
+def two_branch_tree(name, python):
+    """The fixture built on branch-a then branch-b, configured with `python`."""
+    d = lotest.workdir(name)
+    src, build = d / "src", d / "build"
+    lotest.run(["sh", lotest.FIXTURES / "twobranch" / "make-repo.sh", src])
+    lotest.cmake_build(src, build, defines={"Python3_EXECUTABLE": python})
+    lotest.git(src, "checkout", "-q", "branch-b")
+    lotest.cmake_build(src, build, defines={"Python3_EXECUTABLE": python})
+    return d, src, build
+
+
+def recorded_python(build):
+    for line in (build / "CMakeCache.txt").read_text().splitlines():
+        if line.startswith("Python3_EXECUTABLE:"):
+            return line.split("=", 1)[1]
+    raise AssertionError("no Python3_EXECUTABLE in %s" % build)
+
+
+def verdicts(r):
+    return {p: (f["verdict"], f["loads"], f["orphan"]) for p, f in r.files.items()}
+
+
+def reconfigure(src, build, python):
+    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-DPython3_EXECUTABLE=%s" % python])
+    assert recorded_python(build) == str(python)
+
+
+def test_shim_symlinked_shim_and_venv_judge_as_the_real_interpreter():
+    work = lotest.workdir("hosts-shims")
+    shim_py = pyenv_like(work / "shims")
+    d, src, build = two_branch_tree("hosts-shims-tree", shim_py)
+    assert recorded_python(build) == str(shim_py)
+
+    # the truth: the package fails to import through the shim, on that module
+    p = lotest.run([shim_py, "-c", "import mlir._mlir_libs"], check=False,
+                   env={"PYTHONPATH": str(build / "python_packages")})
+    assert p.returncode != 0 and "undefined symbol: mlirRegisterAllPasses" in p.stderr, p
+
+    told = lotest.scan(build, args=("--python", REAL))
+    assert told.rc == 1 and told.file(STALE)["loads"] is False, told
+    expected = verdicts(told)
+
+    r = lotest.scan(build)
+    assert r.rc == 1, r
+    assert verdicts(r) == expected, (verdicts(r), expected)
+    assert r.file(STALE)["host"] == REAL, r.file(STALE)
+    said = [n for n in r.doc["notes"] if str(shim_py) in n]
+    assert len(said) == 1 and REAL in said[0], r.doc["notes"]
+
+    # a chain of symlinks to the shim, each named python3 as pyenv's would be
+    link1 = work / "bin1" / "python3"
+    link2 = work / "bin2" / "python3"
+    link1.parent.mkdir()
+    link2.parent.mkdir()
+    link2.symlink_to(shim_py)
+    link1.symlink_to(link2)
+    reconfigure(src, build, link1)
+    r = lotest.scan(build)
+    assert r.rc == 1 and verdicts(r) == expected, r
+    assert r.file(STALE)["host"] == REAL, r.file(STALE)
+
+    # a virtualenv's python: a symlink to the ELF program, nothing to ask
+    lotest.run([REAL, "-m", "venv", "--without-pip", work / "venv"])
+    venv_py = work / "venv" / "bin" / "python"
+    reconfigure(src, build, venv_py)
+    r = lotest.scan(build)
+    assert r.rc == 1 and verdicts(r) == expected, r
+    assert not [n for n in r.doc.get("notes", []) if "asked" in n], r.doc["notes"]
+
+
+def test_a_shim_on_path_is_followed_for_a_tree_without_cmake():
+    work = lotest.workdir("hosts-shim-path")
+    shim_py = pyenv_like(work / "shims")
+    tree = work / "tree"
+    # an extension module outside any CMake tree: python3 on PATH is the host
+    lotest.cc(tree / ("m" + SUFFIX), "#include <Python.h>\n"
+              "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(NULL); }\n",
+              "-I" + lotest.run([REAL, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"]
+                                ).stdout.strip())
+    env = {"PATH": "%s:%s" % (shim_py.parent, os.environ["PATH"])}
+    r = lotest.scan(tree, env=env)
+    assert r.rc == 0, r
+    assert r.file("m" + SUFFIX)["host"] == REAL, r.file("m" + SUFFIX)
+
+
+def test_a_host_that_hangs_babbles_or_loops_is_named_in_bounded_time():
+    work = lotest.workdir("hosts-bad-shims")
+    d, src, build = two_branch_tree("hosts-bad-tree", REAL)
+    another = shim(work / "other" / "python3", "echo hello\n")
+    cases = {
+        "hangs": ("sleep 600\n", "did not say which program it is within"),
+        "babbles": ("echo 'Python 3.11 says hello'\n", "not an absolute path"),
+        "loops": ('echo "%s"\n' % another, "not an ELF program"),
+        "fails": ("echo 'pyenv: version 3.99 is not installed' >&2; exit 1\n", "exit status 1"),
+    }
+    for name, (body, says) in cases.items():
+        bad = shim(work / name / "python3", body)
+        # (not through CMake: FindPython3 would wait for the hanging one)
+        # a hang is cut off by leftover, not by this timeout
+        p = lotest.leftover("scan", "--python", bad, build, timeout=120)
+        assert p.returncode == 2, (name, p)
+        assert str(bad) in p.stderr and says in p.stderr, (name, p.stderr)
+        assert "--python" in p.stderr, (name, p.stderr)
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
