@@ -113,7 +113,7 @@ def _audit(config, program, build, clean):
     rc, doc = _run(program, "scan", "--format", "json", build)
     if rc == _CLEAN:
         return said, []
-    bad = [f for f in doc["files"] if f["verdict"] in ("stale", "broken", "unreadable")]
+    bad = [f for f in doc["files"] if f["verdict"] in ("stale", "broken", "unreadable", "unjudged")]
     return said, [_finding(f) for f in bad] or ["  (see leftover scan %s)" % build]
 
 

@@ -262,15 +262,15 @@ static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enu
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
 		const lo_clean_action *a = lo_report_action_of(cr, f);
-		bool broken = f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE;
+		bool broken = f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE ||
+			      f->verdict == LO_VERDICT_UNJUDGED;
 		bool stale = f->verdict == LO_VERDICT_STALE;
 
 		if (a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED ||
 			  a->status == LO_CLEAN_KEPT_RULE))
 			continue;
 		if (fo == FAIL_RULES) {
-			unsigned on = (broken ? LO_RULES_ON_BROKEN : 0) | (stale ? LO_RULES_ON_STALE : 0) |
-				      (f->orphan == LO_TRUE ? LO_RULES_ON_ORPHAN : 0);
+			unsigned on = lo_file_rule_states(f);
 
 			if (on && lo_rules_fails(rules, f->path, on))
 				return LO_EXIT_FINDINGS;

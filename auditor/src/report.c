@@ -114,7 +114,8 @@ static const char *verdict_color(lo_verdict v)
 	switch (v) {
 	case LO_VERDICT_BROKEN:
 	case LO_VERDICT_STALE: return "\033[1;31m";
-	case LO_VERDICT_UNREADABLE: return "\033[1;33m";
+	case LO_VERDICT_UNREADABLE:
+	case LO_VERDICT_UNJUDGED: return "\033[1;33m";
 	case LO_VERDICT_OK: return "\033[32m";
 	default: return "\033[2m";
 	}
@@ -122,8 +123,7 @@ static const char *verdict_color(lo_verdict v)
 
 static bool needs_attention(const lo_file *f)
 {
-	return f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_STALE ||
-	       f->verdict == LO_VERDICT_UNREADABLE;
+	return lo_verdict_is_finding(f->verdict);
 }
 
 static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsigned flags)
@@ -207,6 +207,9 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 			sm->files, sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
 			sm->by_verdict[LO_VERDICT_STALE], sm->by_verdict[LO_VERDICT_UNREADABLE],
 			sm->by_verdict[LO_VERDICT_SKIPPED]);
+		if (sm->by_verdict[LO_VERDICT_UNJUDGED])
+			fprintf(out, ", %zu unjudged (host not usable)",
+				sm->by_verdict[LO_VERDICT_UNJUDGED]);
 		if (sm->bookkeeping)
 			fprintf(out, "; %zu orphaned object and bookkeeping files not listed (--all)",
 				sm->bookkeeping);
@@ -326,7 +329,7 @@ int lo_report_write_json(FILE *out, const lo_scan_result *res)
 	}
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
 	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
-	for (i = 0; i <= LO_VERDICT_SKIPPED; i++)
+	for (i = 0; i <= LO_VERDICT_UNJUDGED; i++)
 		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
 				    json_integer((json_int_t)res->summary.by_verdict[i]));
 	json_object_set_new(doc, "summary", sum);

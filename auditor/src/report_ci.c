@@ -88,11 +88,10 @@ static int is_gone(const lo_clean_action *a)
 	return a && (a->status == LO_CLEAN_MOVED || a->status == LO_CLEAN_REMOVED);
 }
 
-/* A stale, broken or unreadable file that no rule keeps: what the CI formats report. */
+/* A finding (lo_verdict_is_finding) that no rule keeps: what the CI formats report. */
 static int is_finding(const lo_file *f, const lo_clean_action *a)
 {
-	return (f->verdict == LO_VERDICT_STALE || f->verdict == LO_VERDICT_BROKEN ||
-		f->verdict == LO_VERDICT_UNREADABLE) && !(a && a->status == LO_CLEAN_KEPT_RULE);
+	return lo_verdict_is_finding(f->verdict) && !(a && a->status == LO_CLEAN_KEPT_RULE);
 }
 
 int lo_report_write_github(FILE *out, const lo_scan_result *res, const lo_clean_result *clean)

@@ -37,11 +37,10 @@ static void put_xml(FILE *out, const char *raw)
 	free(s);
 }
 
-/* A file still in the tree that fails: stale, broken or unreadable. */
+/* A file that fails (lo_verdict_is_finding). */
 static int is_finding(const lo_file *f)
 {
-	return f->verdict == LO_VERDICT_STALE || f->verdict == LO_VERDICT_BROKEN ||
-	       f->verdict == LO_VERDICT_UNREADABLE;
+	return lo_verdict_is_finding(f->verdict);
 }
 
 /* Moved away, or kept by a rule (which makes it no finding): a passing testcase. */

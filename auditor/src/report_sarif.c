@@ -42,6 +42,10 @@ static const struct rule {
 	{ LO_VERDICT_UNREADABLE, "UnreadableArtifact", "warning",
 	  "A candidate file could not be read or parsed.",
 	  "Check its permissions and whether it is a truncated or corrupt ELF file." },
+	{ LO_VERDICT_UNJUDGED, "UnjudgedArtifact", "warning",
+	  "A candidate could not be judged: the program that loads it could not be used.",
+	  "Name the host with --python or --host, or fix the program a CMakeCache.txt or a "
+	  "[host] rule names; the reason says what went wrong with it." },
 };
 
 static json_t *text(const char *s)

@@ -1410,11 +1410,11 @@ bool lo_rules_fails(const lo_rules *r, const char *relpath, unsigned on)
 	case LO_RULES_FAIL_NEVER:
 		return false;
 	case LO_RULES_FAIL_BROKEN:
-		if (!(on & LO_RULES_ON_BROKEN))
+		if (!(on & (LO_RULES_ON_BROKEN | LO_RULES_ON_UNJUDGED)))
 			return false;
 		break;
 	case LO_RULES_FAIL_STALE:
-		if (!(on & (LO_RULES_ON_BROKEN | LO_RULES_ON_STALE)))
+		if (!(on & (LO_RULES_ON_BROKEN | LO_RULES_ON_STALE | LO_RULES_ON_UNJUDGED)))
 			return false;
 		break;
 	}

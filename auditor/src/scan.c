@@ -66,9 +66,7 @@ typedef struct scan {
 	lo_scan_result *res;
 	lo_resolver *resolver;
 	pthread_mutex_t lock;  /* guards the hosts below */
-	lo_host *c_host;       /* plain C program, made on first use */
-	lo_host *other_host;   /* --host */
-	lo_map *python_hosts;  /* interpreter path -> lo_host* */
+	lo_map *hosts;         /* program path ("" the plain C program) -> host_entry* */
 	lo_map *python_by_dir; /* directory -> interpreter path (owned) or NULL */
 	char **roots;          /* absolute, owned */
 	size_t root_count;
@@ -105,8 +103,15 @@ const char *lo_verdict_str(lo_verdict v)
 	case LO_VERDICT_STALE: return "stale";
 	case LO_VERDICT_UNREADABLE: return "unreadable";
 	case LO_VERDICT_SKIPPED: return "skipped";
+	case LO_VERDICT_UNJUDGED: return "unjudged";
 	}
 	return "unknown";
+}
+
+bool lo_verdict_is_finding(lo_verdict v)
+{
+	return v == LO_VERDICT_BROKEN || v == LO_VERDICT_STALE || v == LO_VERDICT_UNREADABLE ||
+	       v == LO_VERDICT_UNJUDGED;
 }
 
 static char *dup_or_null(const char *s)
@@ -132,9 +137,19 @@ lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 	return r;
 }
 
-static void host_free(void *h)
+/* A host program as the scan knows it: set up once, or failed once. */
+typedef struct host_entry {
+	lo_host *host;
+	char *error; /* why it cannot be used, or NULL */
+} host_entry;
+
+static void host_entry_free(void *p)
 {
-	lo_host_free(h);
+	host_entry *he = p;
+
+	lo_host_free(he->host);
+	free(he->error);
+	free(he);
 }
 
 static void file_dispose(lo_file *f)
@@ -219,6 +234,35 @@ static int host_new_real(scan *s, lo_host **out, const char *program, const char
 }
 
 /*
+ * The host for `program` (NULL: a plain C program), set up on first use and
+ * kept, failure included: a shim that hangs is asked once, a failure is
+ * said once in the notes, and every file that needs the host gets its
+ * message, with `hint` (what the user can do) appended.
+ */
+static int host_lookup_locked(scan *s, const char *program, const char *family, const char *hint,
+			      const lo_host **out)
+{
+	host_entry *he = lo_map_get(s->hosts, program ? program : "", NULL);
+
+	if (!he) {
+		int err;
+
+		he = lo_xcalloc(1, sizeof(*he));
+		err = program ? host_new_real(s, &he->host, program, family)
+			      : lo_host_new(&he->host, s->resolver, NULL);
+		if (err < 0) {
+			if (asprintf(&he->error, "%s%s", lo_error_last(), hint) < 0)
+				abort();
+			lo_error_set(err, "%s; the files it would load are unjudged", he->error);
+			add_note(s->res, lo_xstrdup(lo_error_last()));
+		}
+		lo_map_put(s->hosts, program ? program : "", he);
+	}
+	*out = he->host;
+	return he->error ? lo_error_set(LO_EINVALID, "%s", he->error) : 0;
+}
+
+/*
  * The host for a candidate of `kind` in directory `dir`. The interpreter is
  * looked up from the module's own directory up, so that a scan of a parent
  * of several build trees takes each tree's CMakeCache.txt; the answer is
@@ -226,25 +270,13 @@ static int host_new_real(scan *s, lo_host **out, const char *program, const char
  */
 static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host **out)
 {
-	lo_host *h;
 	char *program;
 	bool known;
-	int err;
 
-	if (kind != LO_KIND_PYTHON_EXTENSION) {
-		lo_host **slot = s->opts && s->opts->host ? &s->other_host : &s->c_host;
-
-		if (*slot)
-			err = 0;
-		else if (s->opts && s->opts->host)
-			err = host_new_real(s, slot, s->opts->host, NULL);
-		else
-			err = lo_host_new(slot, s->resolver, NULL);
-		if (err < 0)
-			return err;
-		*out = *slot;
-		return 0;
-	}
+	*out = NULL;
+	if (kind != LO_KIND_PYTHON_EXTENSION)
+		return host_lookup_locked(s, s->opts ? s->opts->host : NULL, NULL,
+					  " (the program named with --host)", out);
 	program = lo_map_get(s->python_by_dir, dir, &known);
 	if (!known) {
 		program = lo_hosts_python_for(s->opts ? s->opts->python : NULL, dir);
@@ -254,41 +286,23 @@ static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host
 		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
 				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
 				    "one with --python", dir);
-	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
-		if ((err = host_new_real(s, &h, program, "python")) < 0) {
-			char *msg = lo_xstrdup(lo_error_last());
-
-			err = lo_error_set(err, "%s; name the interpreter with --python", msg);
-			free(msg);
-			return err;
-		}
-		lo_map_put(s->python_hosts, program, h);
-	}
-	*out = h;
-	return 0;
+	return host_lookup_locked(s, program, "python", "; name the interpreter with --python",
+				  out);
 }
 
-/* The host for a program a [host] rule names, kept with the interpreters by path. */
+/* The host for a program a [host] rule names, kept with the others by path. */
 static int host_get_program(scan *s, const char *program, const char *name, const lo_host **out)
 {
-	lo_host *h;
-	int err = 0;
+	char *hint = NULL;
+	int err;
 
+	if (asprintf(&hint, " (the program of [host \"%s\"] in the rules; 'leftover rules "
+		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
+		abort();
 	pthread_mutex_lock(&s->lock);
-	if (!(h = lo_map_get(s->python_hosts, program, NULL))) {
-		if ((err = host_new_real(s, &h, program, NULL)) == 0) {
-			lo_map_put(s->python_hosts, program, h);
-		} else {
-			char *msg = lo_xstrdup(lo_error_last());
-
-			err = lo_error_set(err, "%s (the program of [host \"%s\"] in the rules; "
-					   "'leftover rules --show-origin' says where it is set, "
-					   "--python or --host replace it)", msg, name);
-			free(msg);
-		}
-	}
+	err = host_lookup_locked(s, program, NULL, hint, out);
 	pthread_mutex_unlock(&s->lock);
-	*out = h;
+	free(hint);
 	return err;
 }
 
@@ -496,8 +510,12 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		err = host_get(s, f->kind, dir, &host);
 		free(dir);
 	}
-	if (err < 0)
-		return err;
+	if (err < 0) {
+		/* one unusable host costs only the files that need it */
+		f->verdict = LO_VERDICT_UNJUDGED;
+		lo_file_add_reason(f, "no-host", NULL, NULL, NULL, NULL, lo_error_last());
+		return 0;
+	}
 	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || (ruled && !given))
 		f->host = lo_xstrdup(lo_host_name(host));
 	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
@@ -761,6 +779,8 @@ unsigned lo_file_rule_states(const lo_file *f)
 		on |= LO_RULES_ON_BROKEN;
 	if (f->verdict == LO_VERDICT_STALE)
 		on |= LO_RULES_ON_STALE;
+	if (f->verdict == LO_VERDICT_UNJUDGED)
+		on |= LO_RULES_ON_UNJUDGED;
 	if (f->orphan == LO_TRUE)
 		on |= LO_RULES_ON_ORPHAN;
 	return on;
@@ -1010,10 +1030,8 @@ static void scan_dispose(scan *s)
 	for (i = 0; i < s->root_count; i++)
 		free(s->roots[i]);
 	free(s->roots);
-	lo_map_free(s->python_hosts, host_free);
+	lo_map_free(s->hosts, host_entry_free);
 	lo_map_free(s->python_by_dir, free);
-	lo_host_free(s->c_host);
-	lo_host_free(s->other_host);
 	lo_resolver_free(s->resolver);
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
@@ -1073,7 +1091,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		ropts.library_path_count = opts->library_path_count;
 	}
 	lo_resolver_new(&s.resolver, &ropts);
-	s.python_hosts = lo_map_new();
+	s.hosts = lo_map_new();
 	s.python_by_dir = lo_map_new();
 	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
 	s.res = lo_xcalloc(1, sizeof(*s.res));

@@ -8,6 +8,8 @@ file and line the winning value came from. Bad rules in any layer stop the
 command with the file, line and key named; a user's rule file that may not
 be read is skipped with a warning instead, as git skips such a config.
 """
+import json
+
 import lotest
 
 
@@ -115,8 +117,13 @@ def test_bad_rules_in_a_layer_name_file_line_and_key():
     cache.write_text(cache.read_text() + "APP_EXE:FILEPATH=%s/gone-app\n" % d)
     assert rules(xdg, build).returncode == 0
     env = {"XDG_CONFIG_HOME": str(xdg)}
-    p = lotest.run([lotest.LEFTOVER, "scan", build], env=env, check=False)
-    assert p.returncode == 2 and "%s/gone-app" % d in p.stderr and "[host \"app\"]" in p.stderr, p
+    # ... by the files that need it being unjudged, with why
+    p = lotest.run([lotest.LEFTOVER, "scan", "--format", "json", build], env=env, check=False)
+    assert p.returncode == 1, p
+    f = [f for f in json.loads(p.stdout)["files"] if f["path"] == "libplugin.so"][0]
+    assert f["verdict"] == "unjudged", f
+    why = f["reasons"][0]["detail"]
+    assert "%s/gone-app" % d in why and "[host \"app\"]" in why, f
     p = lotest.run([lotest.LEFTOVER, "scan", "--host", "/bin/sh", build], env=env, check=False)
     assert p.returncode == 0, p
 

@@ -100,6 +100,11 @@ enum {
 	LO_RULES_ON_STALE = 1 << 0,
 	LO_RULES_ON_BROKEN = 1 << 1,
 	LO_RULES_ON_ORPHAN = 1 << 2,
+	/*
+	 * Not judged, its host unusable: no rule can be `on` it, so nothing acts
+	 * on such a file, but it fails the run unless [fail] on = never.
+	 */
+	LO_RULES_ON_UNJUDGED = 1 << 3,
 };
 
 typedef struct lo_rule {

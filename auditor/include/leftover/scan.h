@@ -27,7 +27,12 @@ typedef enum lo_verdict {
 	LO_VERDICT_STALE,      /* "stale": the current build no longer produces it */
 	LO_VERDICT_UNREADABLE, /* "unreadable": cannot be read or parsed */
 	LO_VERDICT_SKIPPED,    /* "skipped": a candidate name, but nothing to load (a linker script) */
+	LO_VERDICT_UNJUDGED,   /* "unjudged": its host program could not be used, so whether it
+				  loads is not known; never acted on, but a finding */
 } lo_verdict;
+
+/* Does a file with this verdict need attention (the exit status, the CI reports)? */
+bool lo_verdict_is_finding(lo_verdict v);
 
 /* A tri-state for the JSON fields that are null until known. */
 typedef enum lo_tristate { LO_UNKNOWN = -1, LO_FALSE = 0, LO_TRUE = 1 } lo_tristate;
@@ -58,7 +63,7 @@ typedef struct lo_file {
 typedef struct lo_scan_summary {
 	size_t files;       /* every candidate */
 	size_t bookkeeping; /* orphaned generator bookkeeping (objects, CMakeFiles/), not listed without --all */
-	size_t by_verdict[LO_VERDICT_SKIPPED + 1];
+	size_t by_verdict[LO_VERDICT_UNJUDGED + 1];
 } lo_scan_summary;
 
 /* Where a build tree came from: its source tree's git HEAD now, and at the last scan. */
@@ -109,7 +114,10 @@ lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 			      const char *version, const char *library, const char *object,
 			      const char *detail);
 
-/* The states of f a [rule] can be `on` (LO_RULES_ON_*; unreadable counts as broken). */
+/*
+ * The states of f (LO_RULES_ON_*): unreadable counts as broken, unjudged is
+ * LO_RULES_ON_UNJUDGED, which no rule can be `on`.
+ */
 unsigned lo_file_rule_states(const lo_file *f);
 
 const char *lo_kind_str(lo_kind k);
