@@ -164,18 +164,18 @@ int lo_cmd_explain(int argc, char **argv)
 		program = lo_xstrdup(o.scan.host);
 	}
 	if (program) {
-		char *real, *how;
+		lo_hosts_program *real;
 
-		if (lo_hosts_real_program(&real, &how, program,
-					  kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL) < 0) {
+		if (lo_hosts_program_new(&real, program,
+					 kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL) < 0) {
 			lo_cli_error("explain: %s", lo_error_last());
 			goto out;
 		}
-		if (how)
-			fprintf(stderr, "leftover: note: %s\n", how);
-		free(how);
+		if (real->how)
+			fprintf(stderr, "leftover: note: %s\n", real->how);
 		free(program);
-		program = real;
+		program = lo_xstrdup(real->path);
+		lo_hosts_program_free(real);
 	}
 	if (lo_host_new(&host, r, program) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());

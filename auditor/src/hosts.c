@@ -34,19 +34,25 @@ extern char **environ;
 
 /*
  * The one command each family is asked: it prints the absolute path of the
- * running interpreter and nothing else. A program whose name starts with
- * `prefix` is of that family.
+ * running interpreter on its first line and, for python, the file name
+ * endings its import takes (EXTENSION_SUFFIXES; none before Python 3) on
+ * the next ones. A program whose name starts with `prefix` is of that
+ * family; `what` says in messages what was asked.
  */
 static const struct family {
 	const char *name;
 	const char *prefix[3];
-	const char *flag, *code;
+	const char *flag, *code, *what;
 } families[] = {
 	{ "python", { "python", "pypy", NULL }, "-c",
-	  "import sys; sys.stdout.write(sys.executable)" },
-	{ "perl", { "perl", NULL }, "-e", "print $^X" },
-	{ "ruby", { "ruby", NULL }, "-e", "print RbConfig.ruby" },
-	{ "node", { "node", "nodejs", NULL }, "-p", "process.execPath" },
+	  "import sys\n"
+	  "try:\n from importlib.machinery import EXTENSION_SUFFIXES as s\n"
+	  "except ImportError:\n s = []\n"
+	  "sys.stdout.write('\\n'.join([sys.executable] + s))",
+	  "sys.executable and importlib.machinery.EXTENSION_SUFFIXES" },
+	{ "perl", { "perl", NULL }, "-e", "print $^X", "$^X" },
+	{ "ruby", { "ruby", NULL }, "-e", "print RbConfig.ruby", "RbConfig.ruby" },
+	{ "node", { "node", "nodejs", NULL }, "-p", "process.execPath", "process.execPath" },
 };
 
 char *lo_hosts_cmake_python(const char *build_dir)
@@ -231,56 +237,111 @@ static int ask(const char *program, const struct family *f, lo_buf *answer)
 		;
 	if (late == 1)
 		return lo_error_set(LO_EINVALID, "host program '%s' did not say which program it is "
-				    "within %d s (asked with %s '%s')", program,
-				    LO_HOSTS_ASK_SECONDS, f->flag, f->code);
+				    "within %d s (asked for %s)", program,
+				    LO_HOSTS_ASK_SECONDS, f->what);
 	if (late == 2)
 		return lo_error_set(LO_EINVALID, "host program '%s' answered with more than %d "
 				    "bytes when asked which program it is", program, ANSWER_MAX);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return lo_error_set(LO_EINVALID, "host program '%s' failed (%s %d) when asked "
-				    "which program it is with %s '%s'", program,
+				    "for %s", program,
 				    WIFEXITED(status) ? "exit status" : "signal",
 				    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-				    f->flag, f->code);
+				    f->what);
 	return 0;
 }
 
-int lo_hosts_real_program(char **out, char **how, const char *program, const char *family)
+/* The answer's lines after the first, as a NULL-terminated array; owned. */
+static char **answer_rest(const char *rest)
 {
-	const struct family *f;
+	char **out = NULL;
+	size_t n = 0, cap = 0;
+
+	while (rest && *rest) {
+		size_t len = strcspn(rest, "\n");
+
+		if (len) {
+			lo_array_grow(&out, &cap, n + 2, sizeof(*out));
+			out[n++] = lo_xstrndup(rest, len);
+		}
+		rest += len + (rest[len] == '\n');
+	}
+	if (out)
+		out[n] = NULL;
+	return out;
+}
+
+/* Take `answer` (from `program` of family f) into p, or say what is wrong with it. */
+static int take_answer(lo_hosts_program *p, const char *program, const struct family *f,
+		       lo_buf *answer)
+{
+	const char *a = lo_buf_cstr(answer), *nl;
+	size_t n = strcspn(a, "\n");
+	char *first = lo_xstrndup(a, n);
+
+	nl = a[n] ? a + n + 1 : NULL;
+	while (n && strchr(" \t\r", first[n - 1]))
+		first[--n] = '\0';
+	if (first[0] != '/' || strlen(a) != answer->len || strpbrk(first, "\r\t") ||
+	    is_elf_file(first) != 1) {
+		int err = lo_error_set(LO_EINVALID, "host program '%s' is not an ELF program, and "
+				       "when asked for %s it answered '%.200s', %s", program,
+				       f->what, first, first[0] != '/' ? "not an absolute path"
+								       : "not an ELF program");
+
+		free(first);
+		return err;
+	}
+	p->path = first;
+	p->suffixes = answer_rest(nl);
+	return 0;
+}
+
+void lo_hosts_program_free(lo_hosts_program *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; p->suffixes && p->suffixes[i]; i++)
+		free(p->suffixes[i]);
+	free(p->suffixes);
+	free(p->path);
+	free(p->how);
+	free(p);
+}
+
+int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family)
+{
+	lo_hosts_program *p = lo_xcalloc(1, sizeof(*p));
+	const struct family *f = family_of(program, family);
 	lo_buf answer = LO_BUF_INIT;
-	char *a = NULL;
-	size_t n;
-	int err;
+	int err = 0;
 
 	*out = NULL;
-	*how = NULL;
 	if (is_elf_file(program) != 0) {
-		*out = lo_xstrdup(program);
-		return 0;
-	}
-	if (!(f = family_of(program, family)))
-		return lo_error_set(LO_ENOTELF, "cannot use host program: '%s' is not an ELF file "
-				    "(a script or shim, not the program itself?)", program);
-	if ((err = ask(program, f, &answer)) < 0)
-		goto out;
-	for (n = answer.len; n && strchr(" \t\r\n", lo_buf_cstr(&answer)[n - 1]); n--)
-		;
-	a = lo_xstrndup(lo_buf_cstr(&answer), n);
-	if (a[0] != '/' || strlen(a) != n || strpbrk(a, "\n\r\t") || is_elf_file(a) != 1) {
-		err = lo_error_set(LO_EINVALID, "host program '%s' is not an ELF program, and when "
-				   "asked which program it is (%s '%s') it answered '%.200s', %s",
-				   program, f->flag, f->code, a,
-				   a[0] != '/' ? "not an absolute path" : "not an ELF program");
+		/* an interpreter that is its own program is asked only for what else it knows */
+		if (f && !strcmp(f->name, "python") && ask(program, f, &answer) == 0 &&
+		    take_answer(p, program, f, &answer) == 0)
+			free(p->path);
+		p->path = lo_xstrdup(program);
 		goto out;
 	}
-	*out = a;
-	a = NULL;
-	if (asprintf(how, "'%s' is not an ELF program (a shim or script); asked with %s '%s', "
-		     "it runs '%s', which is the host", program, f->flag, f->code, *out) < 0)
+	if (!f) {
+		err = lo_error_set(LO_ENOTELF, "cannot use host program: '%s' is not an ELF file "
+				   "(a script or shim, not the program itself?)", program);
+		goto out;
+	}
+	if ((err = ask(program, f, &answer)) < 0 || (err = take_answer(p, program, f, &answer)) < 0)
+		goto out;
+	if (asprintf(&p->how, "'%s' is not an ELF program (a shim or script); asked for %s, "
+		     "it runs '%s', which is the host", program, f->what, p->path) < 0)
 		abort();
 out:
-	free(a);
 	lo_buf_dispose(&answer);
+	if (err < 0)
+		lo_hosts_program_free(p);
+	else
+		*out = p;
 	return err;
 }

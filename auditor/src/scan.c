@@ -20,6 +20,7 @@
  * locked. The result is sorted by path, so output does not depend on
  * scheduling.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -140,6 +141,7 @@ lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 /* A host program as the scan knows it: set up once, or failed once. */
 typedef struct host_entry {
 	lo_host *host;
+	lo_hosts_program *program; /* what runs, and what it said about itself; NULL for C */
 	char *error; /* why it cannot be used, or NULL */
 } host_entry;
 
@@ -148,6 +150,7 @@ static void host_entry_free(void *p)
 	host_entry *he = p;
 
 	lo_host_free(he->host);
+	lo_hosts_program_free(he->program);
 	free(he->error);
 	free(he);
 }
@@ -213,23 +216,20 @@ static void add_note(lo_scan_result *res, char *line)
 }
 
 /*
- * lo_host_new for the program that really runs when `program` is started:
- * a shim is asked (hosts.h), once per program and scan since the caller
- * keeps the host, and the report says so.
+ * Set up he for `program` (NULL: a plain C program): the program that
+ * really runs (a shim is asked, hosts.h; the report says so) and its
+ * global scope. Once per program and scan: the caller keeps he.
  */
-static int host_new_real(scan *s, lo_host **out, const char *program, const char *family)
+static int host_entry_setup(scan *s, host_entry *he, const char *program, const char *family)
 {
-	char *real, *how;
-	int err = lo_hosts_real_program(&real, &how, program, family);
+	int err;
 
-	if (err < 0)
+	if (!program)
+		return lo_host_new(&he->host, s->resolver, NULL);
+	if ((err = lo_hosts_program_new(&he->program, program, family)) < 0)
 		return err;
-	if ((err = lo_host_new(out, s->resolver, real)) == 0 && how) {
-		add_note(s->res, how);
-		how = NULL;
-	}
-	free(how);
-	free(real);
+	if ((err = lo_host_new(&he->host, s->resolver, he->program->path)) == 0 && he->program->how)
+		add_note(s->res, lo_xstrdup(he->program->how));
 	return err;
 }
 
@@ -240,7 +240,7 @@ static int host_new_real(scan *s, lo_host **out, const char *program, const char
  * message, with `hint` (what the user can do) appended.
  */
 static int host_lookup_locked(scan *s, const char *program, const char *family, const char *hint,
-			      const lo_host **out)
+			      const host_entry **out)
 {
 	host_entry *he = lo_map_get(s->hosts, program ? program : "", NULL);
 
@@ -248,8 +248,7 @@ static int host_lookup_locked(scan *s, const char *program, const char *family, 
 		int err;
 
 		he = lo_xcalloc(1, sizeof(*he));
-		err = program ? host_new_real(s, &he->host, program, family)
-			      : lo_host_new(&he->host, s->resolver, NULL);
+		err = host_entry_setup(s, he, program, family);
 		if (err < 0) {
 			if (asprintf(&he->error, "%s%s", lo_error_last(), hint) < 0)
 				abort();
@@ -258,7 +257,7 @@ static int host_lookup_locked(scan *s, const char *program, const char *family, 
 		}
 		lo_map_put(s->hosts, program ? program : "", he);
 	}
-	*out = he->host;
+	*out = he;
 	return he->error ? lo_error_set(LO_EINVALID, "%s", he->error) : 0;
 }
 
@@ -268,7 +267,7 @@ static int host_lookup_locked(scan *s, const char *program, const char *family, 
  * of several build trees takes each tree's CMakeCache.txt; the answer is
  * kept per directory.
  */
-static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host **out)
+static int host_get_locked(scan *s, lo_kind kind, const char *dir, const host_entry **out)
 {
 	char *program;
 	bool known;
@@ -291,7 +290,8 @@ static int host_get_locked(scan *s, lo_kind kind, const char *dir, const lo_host
 }
 
 /* The host for a program a [host] rule names, kept with the others by path. */
-static int host_get_program(scan *s, const char *program, const char *name, const lo_host **out)
+static int host_get_program(scan *s, const char *program, const char *name,
+			    const host_entry **out)
 {
 	char *hint = NULL;
 	int err;
@@ -306,7 +306,7 @@ static int host_get_program(scan *s, const char *program, const char *name, cons
 	return err;
 }
 
-static int host_get(scan *s, lo_kind kind, const char *dir, const lo_host **out)
+static int host_get(scan *s, lo_kind kind, const char *dir, const host_entry **out)
 {
 	int err;
 
@@ -469,13 +469,118 @@ static bool is_linker_script(const char *abs)
 	return strstr(head, "GNU ld script") || strstr(head, "INPUT(") || strstr(head, "GROUP(");
 }
 
+/*
+ * The module name CPython imports a file under: its name up to the first
+ * dot, when that is an ASCII identifier (other names go through PyInitU_
+ * and punycode, which is not modelled); 0 otherwise.
+ */
+static size_t python_module_name(const char *base)
+{
+	size_t i, n = strcspn(base, ".");
+
+	for (i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)base[i]) || base[i] == '_') ||
+		    (i == 0 && isdigit((unsigned char)base[i])))
+			return 0;
+	return n;
+}
+
+/*
+ * CPython's import takes a file only under the module name followed by one
+ * of the interpreter's EXTENSION_SUFFIXES: a .cpython-312 module next to a
+ * 3.11 interpreter, or an i386 one next to an x86-64 interpreter, is never
+ * loaded by it. Such a file is skipped with reason other-interpreter, and
+ * no load is played. Returns true when it is one.
+ */
+static bool python_never_imported(lo_file *f, const char *base, size_t n,
+				  const lo_hosts_program *py)
+{
+	lo_buf why = LO_BUF_INIT;
+	size_t i;
+
+	if (!py || !py->suffixes || !py->suffixes[0])
+		return false;
+	for (i = 0; py->suffixes[i]; i++)
+		if (!strcmp(base + n, py->suffixes[i]))
+			return false;
+	lo_buf_printf(&why, "%s imports '%.*s' from %.*s%s", py->path, (int)n, base, (int)n, base,
+		      py->suffixes[0]);
+	for (i = 1; py->suffixes[i]; i++)
+		lo_buf_printf(&why, "%s%.*s%s", py->suffixes[i + 1] ? ", " : " or ", (int)n, base,
+			      py->suffixes[i]);
+	lo_buf_puts(&why, " only: it never loads this file");
+	f->verdict = LO_VERDICT_SKIPPED;
+	lo_file_add_reason(f, "other-interpreter", NULL, NULL, NULL, NULL, lo_buf_cstr(&why));
+	lo_buf_dispose(&why);
+	return true;
+}
+
+/*
+ * Once a module loads, CPython calls PyInit_<name>; without that export the
+ * import fails all the same.
+ */
+static void python_init_check(lo_file *f, const lo_elf *e, const char *base, size_t n)
+{
+	char sym[NAME_MAX + 8], *why = NULL;
+
+	snprintf(sym, sizeof(sym), "PyInit_%.*s", (int)n, base);
+	if (lo_elf_exports(e, sym))
+		return;
+	/* CPython's own words, as the ImportError says them */
+	if (asprintf(&why, "dynamic module does not define module export function (%s)", sym) < 0)
+		abort();
+	lo_file_add_reason(f, "no-module-init", sym, NULL, NULL, NULL, why);
+	free(why);
+	f->loads = LO_FALSE;
+	f->verdict = LO_VERDICT_BROKEN;
+}
+
+/* Play the load of the file at abs from `host` and record what fails. */
+static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host)
+{
+	const char *changed;
+	lo_load *load;
+	size_t i, waived = 0;
+
+	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
+	/* a change under the scan only ever makes a load fail (elf.h) */
+	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
+		char *why = NULL;
+
+		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
+			     "another process?); scan again", rel_to_root(s, changed)) < 0)
+			abort();
+		f->verdict = LO_VERDICT_UNREADABLE;
+		lo_file_add_reason(f, "changed", NULL, NULL, NULL, rel_to_root(s, changed), why);
+		free(why);
+		lo_load_free(load);
+		return;
+	}
+	for (i = 0; i < lo_load_problem_count(load); i++) {
+		const lo_problem *p = lo_load_problem_at(load, i);
+
+		/* symbols the rules say the host provides, or that never matter */
+		if (p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol &&
+		    (lo_rules_symbol_ignored(s->rules, p->symbol) ||
+		     lo_rules_symbol_provided(s->rules, f->path, p->symbol))) {
+			waived++;
+			continue;
+		}
+		lo_file_add_reason(f, lo_problem_kind_str(p->kind), p->symbol, p->version,
+				   p->library ? rel_to_root(s, p->library) : NULL,
+				   rel_to_root(s, p->object), p->detail);
+	}
+	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
+	f->verdict = f->loads == LO_TRUE ? LO_VERDICT_OK : LO_VERDICT_BROKEN;
+	lo_load_free(load);
+}
+
 static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
-	const lo_host *host = NULL;
-	const char *ruled, *changed;
-	lo_load *load;
-	size_t i, waived = 0;
+	const host_entry *he = NULL;
+	const char *ruled, *base;
+	size_t n;
 	bool given;
 	int err = lo_resolver_read(s->resolver, abs, &e);
 
@@ -503,11 +608,11 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	ruled = lo_rules_host_for(s->rules, f->path);
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
 	if (ruled && !given) {
-		err = host_get_program(s, ruled, lo_rules_host_name_for(s->rules, f->path), &host);
+		err = host_get_program(s, ruled, lo_rules_host_name_for(s->rules, f->path), &he);
 	} else {
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 
-		err = host_get(s, f->kind, dir, &host);
+		err = host_get(s, f->kind, dir, &he);
 		free(dir);
 	}
 	if (err < 0) {
@@ -517,38 +622,15 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		return 0;
 	}
 	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || (ruled && !given))
-		f->host = lo_xstrdup(lo_host_name(host));
-	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
-	/* a change under the scan only ever makes a load fail (elf.h) */
-	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
-		char *why = NULL;
-
-		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
-			     "another process?); scan again", rel_to_root(s, changed)) < 0)
-			abort();
-		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, "changed", NULL, NULL, NULL, rel_to_root(s, changed), why);
-		free(why);
-		lo_load_free(load);
+		f->host = lo_xstrdup(lo_host_name(he->host));
+	/* what CPython checks besides the load, for a file named as its extensions are */
+	base = strrchr(abs, '/') + 1;
+	n = f->kind == LO_KIND_PYTHON_EXTENSION && python_suffix(abs) ? python_module_name(base) : 0;
+	if (n && python_never_imported(f, base, n, he->program))
 		return 0;
-	}
-	for (i = 0; i < lo_load_problem_count(load); i++) {
-		const lo_problem *p = lo_load_problem_at(load, i);
-
-		/* symbols the rules say the host provides, or that never matter */
-		if (p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol &&
-		    (lo_rules_symbol_ignored(s->rules, p->symbol) ||
-		     lo_rules_symbol_provided(s->rules, f->path, p->symbol))) {
-			waived++;
-			continue;
-		}
-		lo_file_add_reason(f, lo_problem_kind_str(p->kind), p->symbol, p->version,
-				   p->library ? rel_to_root(s, p->library) : NULL,
-				   rel_to_root(s, p->object), p->detail);
-	}
-	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
-	f->verdict = f->loads == LO_TRUE ? LO_VERDICT_OK : LO_VERDICT_BROKEN;
-	lo_load_free(load);
+	judge_load(s, f, abs, he->host);
+	if (n && f->loads == LO_TRUE)
+		python_init_check(f, e, base, n);
 	return 0;
 }
 
