@@ -13,6 +13,7 @@
 #include "leftover/blame.h"
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "leftover/origin.h"
 #include "leftover/scan.h"
 
 /* "_mlirRegisterEverything" for _mlirRegisterEverything.cpython-311-...so, "foo" for libfoo.so.1. */
@@ -84,7 +85,7 @@ static void find_history(lo_blame *b, const lo_git *g, const char *abs)
 		return;
 	b->head = lo_xstrdup(lo_git_commit(g));
 	b->head_branch = lo_xstrdup(lo_git_branch(g));
-	if ((b->built = lo_scan_built_at(b->build_dir, b->head, &b->built_branch))) {
+	if ((b->built = lo_origin_built_at(b->build_dir, b->head, &b->built_branch))) {
 		b->built_by = "the last scan";
 	} else if (stat(abs, &st) == 0 &&
 		   lo_git_head_at(g, st.st_mtime, &b->built, &b->built_branch) == 0 && b->built) {

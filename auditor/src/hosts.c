@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "leftover/buildsys.h"
 #include "leftover/error.h"
 #include "leftover/hosts.h"
+#include "leftover/map.h"
 
 extern char **environ;
 
@@ -343,5 +345,167 @@ out:
 		lo_hosts_program_free(p);
 	else
 		*out = p;
+	return err;
+}
+
+/* ---- a scan's hosts --------------------------------------------------------- */
+
+/* A host program as a scan knows it: set up once, or failed once. */
+typedef struct entry {
+	lo_host *host;
+	lo_hosts_program *program; /* NULL for the plain C program */
+	char *error; /* why it cannot be used, or NULL */
+} entry;
+
+struct lo_hosts {
+	lo_resolver *resolver;
+	const char *python, *host; /* --python, --host */
+	pthread_mutex_t lock;      /* guards the rest */
+	lo_map *by_program;        /* program path ("" the plain C program) -> entry */
+	lo_map *python_by_dir;     /* directory -> interpreter path (owned) or NULL */
+	char **notes;
+	size_t note_count, note_cap;
+};
+
+static void entry_free(void *p)
+{
+	entry *e = p;
+
+	lo_host_free(e->host);
+	lo_hosts_program_free(e->program);
+	free(e->error);
+	free(e);
+}
+
+lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host)
+{
+	lo_hosts *hs = lo_xcalloc(1, sizeof(*hs));
+
+	hs->resolver = r;
+	hs->python = python;
+	hs->host = host;
+	pthread_mutex_init(&hs->lock, NULL);
+	hs->by_program = lo_map_new();
+	hs->python_by_dir = lo_map_new();
+	return hs;
+}
+
+void lo_hosts_free(lo_hosts *hs)
+{
+	size_t i;
+
+	if (!hs)
+		return;
+	lo_map_free(hs->by_program, entry_free);
+	lo_map_free(hs->python_by_dir, free);
+	for (i = 0; i < hs->note_count; i++)
+		free(hs->notes[i]);
+	free(hs->notes);
+	pthread_mutex_destroy(&hs->lock);
+	free(hs);
+}
+
+const char *lo_hosts_note(const lo_hosts *hs, size_t i)
+{
+	return i < hs->note_count ? hs->notes[i] : NULL;
+}
+
+static void add_note(lo_hosts *hs, char *line)
+{
+	lo_array_grow(&hs->notes, &hs->note_cap, hs->note_count + 1, sizeof(char *));
+	hs->notes[hs->note_count++] = line;
+}
+
+/* The program that really runs and its global scope; the report hears of a shim. */
+static int entry_setup(lo_hosts *hs, entry *e, const char *program, const char *family)
+{
+	int err;
+
+	if (!program)
+		return lo_host_new(&e->host, hs->resolver, NULL);
+	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
+		return err;
+	if ((err = lo_host_new(&e->host, hs->resolver, e->program->path)) == 0 && e->program->how)
+		add_note(hs, lo_xstrdup(e->program->how));
+	return err;
+}
+
+/*
+ * The entry for `program` (NULL: a plain C program), set up on first use
+ * and kept, failure included; a failure's message gets `hint` (what the
+ * user can do) and is said once in the notes. Called with the lock held.
+ */
+static int lookup_locked(lo_hosts *hs, const char *program, const char *family, const char *hint,
+			 const lo_host **host, const lo_hosts_program **prog)
+{
+	entry *e = lo_map_get(hs->by_program, program ? program : "", NULL);
+
+	if (!e) {
+		int err;
+
+		e = lo_xcalloc(1, sizeof(*e));
+		if ((err = entry_setup(hs, e, program, family)) < 0) {
+			if (asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
+				abort();
+			lo_error_set(err, "%s; the files it would load are unjudged", e->error);
+			add_note(hs, lo_xstrdup(lo_error_last()));
+		}
+		lo_map_put(hs->by_program, program ? program : "", e);
+	}
+	*host = e->host;
+	*prog = e->program;
+	return e->error ? lo_error_set(LO_EINVALID, "%s", e->error) : 0;
+}
+
+static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_host **host,
+			   const lo_hosts_program **prog)
+{
+	char *program;
+	bool known;
+
+	if (!python)
+		return lookup_locked(hs, hs->host, NULL, " (the program named with --host)", host,
+				     prog);
+	/* the interpreter is looked up from the module's own directory up: a scan of a
+	   parent of several build trees takes each tree's CMakeCache.txt */
+	program = lo_map_get(hs->python_by_dir, dir, &known);
+	if (!known) {
+		program = lo_hosts_python_for(hs->python, dir);
+		lo_map_put(hs->python_by_dir, dir, program);
+	}
+	if (!program)
+		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
+				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
+				    "one with --python", dir);
+	return lookup_locked(hs, program, "python", "; name the interpreter with --python", host,
+			     prog);
+}
+
+int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_host **host,
+		      const lo_hosts_program **program)
+{
+	int err;
+
+	*host = NULL;
+	*program = NULL;
+	pthread_mutex_lock(&hs->lock);
+	err = for_file_locked(hs, python, dir, host, program);
+	pthread_mutex_unlock(&hs->lock);
+	return err;
+}
+
+int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const lo_host **host,
+		      const lo_hosts_program **program_out)
+{
+	char *hint = NULL;
+	int err;
+
+	if (asprintf(&hint, " (the program of [host \"%s\"] in the rules; 'leftover rules "
+		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
+		abort();
+	pthread_mutex_lock(&hs->lock);
+	err = lookup_locked(hs, program, NULL, hint, host, program_out);
+	pthread_mutex_unlock(&hs->lock);
+	free(hint);
 	return err;
 }

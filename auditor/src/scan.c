@@ -20,11 +20,9 @@
  * locked. The result is sorted by path, so output does not depend on
  * scheduling.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <elf.h>
 
@@ -41,7 +38,8 @@
 #include "leftover/git.h"
 #include "leftover/hosts.h"
 #include "leftover/error.h"
-#include "leftover/map.h"
+#include "leftover/origin.h"
+#include "pyext.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
@@ -66,9 +64,7 @@ typedef struct scan {
 	const lo_rules *rules;
 	lo_scan_result *res;
 	lo_resolver *resolver;
-	pthread_mutex_t lock;  /* guards the hosts below */
-	lo_map *hosts;         /* program path ("" the plain C program) -> host_entry* */
-	lo_map *python_by_dir; /* directory -> interpreter path (owned) or NULL */
+	lo_hosts *hosts;
 	char **roots;          /* absolute, owned */
 	size_t root_count;
 	unsigned jobs;
@@ -86,234 +82,12 @@ typedef struct scan {
 	lo_git **git;          /* per root: the repository holding it, or NULL */
 } scan;
 
-const char *lo_kind_str(lo_kind k)
-{
-	switch (k) {
-	case LO_KIND_PYTHON_EXTENSION: return "python-extension";
-	case LO_KIND_SHARED_LIBRARY: return "shared-library";
-	case LO_KIND_OTHER: return "other";
-	}
-	return "other";
-}
-
-const char *lo_verdict_str(lo_verdict v)
-{
-	switch (v) {
-	case LO_VERDICT_OK: return "ok";
-	case LO_VERDICT_BROKEN: return "broken";
-	case LO_VERDICT_STALE: return "stale";
-	case LO_VERDICT_UNREADABLE: return "unreadable";
-	case LO_VERDICT_SKIPPED: return "skipped";
-	case LO_VERDICT_UNJUDGED: return "unjudged";
-	}
-	return "unknown";
-}
-
-bool lo_verdict_is_finding(lo_verdict v)
-{
-	return v == LO_VERDICT_BROKEN || v == LO_VERDICT_STALE || v == LO_VERDICT_UNREADABLE ||
-	       v == LO_VERDICT_UNJUDGED;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? lo_xstrdup(s) : NULL;
-}
-
-lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
-			      const char *version, const char *library, const char *object,
-			      const char *detail)
-{
-	lo_reason *r;
-
-	lo_array_grow(&f->reasons, &f->reason_cap, f->reason_count + 1, sizeof(*r));
-	r = &f->reasons[f->reason_count++];
-	r->kind = lo_xstrdup(kind);
-	r->symbol = dup_or_null(symbol);
-	r->version = dup_or_null(version);
-	r->library = dup_or_null(library);
-	r->object = dup_or_null(object);
-	r->detail = dup_or_null(detail);
-	r->evidence = NULL;
-	return r;
-}
-
-/* A host program as the scan knows it: set up once, or failed once. */
-typedef struct host_entry {
-	lo_host *host;
-	lo_hosts_program *program; /* what runs, and what it said about itself; NULL for C */
-	char *error; /* why it cannot be used, or NULL */
-} host_entry;
-
-static void host_entry_free(void *p)
-{
-	host_entry *he = p;
-
-	lo_host_free(he->host);
-	lo_hosts_program_free(he->program);
-	free(he->error);
-	free(he);
-}
-
-static void file_dispose(lo_file *f)
-{
-	size_t j;
-
-	for (j = 0; j < f->reason_count; j++) {
-		lo_reason *r = &f->reasons[j];
-
-		free(r->kind);
-		free(r->symbol);
-		free(r->version);
-		free(r->library);
-		free(r->object);
-		free(r->detail);
-		free(r->evidence);
-	}
-	free(f->reasons);
-	free(f->path);
-	free(f->target);
-	free(f->host);
-}
-
-void lo_scan_result_free(lo_scan_result *res)
-{
-	size_t i;
-
-	if (!res)
-		return;
-	for (i = 0; i < res->file_count; i++)
-		file_dispose(&res->files[i]);
-	free(res->files);
-	for (i = 0; i < res->note_count; i++)
-		free(res->notes[i]);
-	free(res->notes);
-	for (i = 0; i < res->root_count; i++)
-		free(res->roots[i]);
-	free(res->roots);
-	for (i = 0; i < res->origin_count; i++) {
-		lo_scan_origin *o = &res->origins[i];
-
-		free(o->build);
-		free(o->source);
-		free(o->commit);
-		free(o->branch);
-		free(o->last_commit);
-		free(o->last_branch);
-		free(o->last_time);
-	}
-	free(res->origins);
-	free(res->root);
-	free(res);
-}
-
-/* ---- hosts --------------------------------------------------------------- */
+/* ---- the result ------------------------------------------------------------ */
 
 static void add_note(lo_scan_result *res, char *line)
 {
 	lo_array_grow(&res->notes, &res->note_cap, res->note_count + 1, sizeof(char *));
 	res->notes[res->note_count++] = line;
-}
-
-/*
- * Set up he for `program` (NULL: a plain C program): the program that
- * really runs (a shim is asked, hosts.h; the report says so) and its
- * global scope. Once per program and scan: the caller keeps he.
- */
-static int host_entry_setup(scan *s, host_entry *he, const char *program, const char *family)
-{
-	int err;
-
-	if (!program)
-		return lo_host_new(&he->host, s->resolver, NULL);
-	if ((err = lo_hosts_program_new(&he->program, program, family)) < 0)
-		return err;
-	if ((err = lo_host_new(&he->host, s->resolver, he->program->path)) == 0 && he->program->how)
-		add_note(s->res, lo_xstrdup(he->program->how));
-	return err;
-}
-
-/*
- * The host for `program` (NULL: a plain C program), set up on first use and
- * kept, failure included: a shim that hangs is asked once, a failure is
- * said once in the notes, and every file that needs the host gets its
- * message, with `hint` (what the user can do) appended.
- */
-static int host_lookup_locked(scan *s, const char *program, const char *family, const char *hint,
-			      const host_entry **out)
-{
-	host_entry *he = lo_map_get(s->hosts, program ? program : "", NULL);
-
-	if (!he) {
-		int err;
-
-		he = lo_xcalloc(1, sizeof(*he));
-		err = host_entry_setup(s, he, program, family);
-		if (err < 0) {
-			if (asprintf(&he->error, "%s%s", lo_error_last(), hint) < 0)
-				abort();
-			lo_error_set(err, "%s; the files it would load are unjudged", he->error);
-			add_note(s->res, lo_xstrdup(lo_error_last()));
-		}
-		lo_map_put(s->hosts, program ? program : "", he);
-	}
-	*out = he;
-	return he->error ? lo_error_set(LO_EINVALID, "%s", he->error) : 0;
-}
-
-/*
- * The host for a candidate of `kind` in directory `dir`. The interpreter is
- * looked up from the module's own directory up, so that a scan of a parent
- * of several build trees takes each tree's CMakeCache.txt; the answer is
- * kept per directory.
- */
-static int host_get_locked(scan *s, lo_kind kind, const char *dir, const host_entry **out)
-{
-	char *program;
-	bool known;
-
-	*out = NULL;
-	if (kind != LO_KIND_PYTHON_EXTENSION)
-		return host_lookup_locked(s, s->opts ? s->opts->host : NULL, NULL,
-					  " (the program named with --host)", out);
-	program = lo_map_get(s->python_by_dir, dir, &known);
-	if (!known) {
-		program = lo_hosts_python_for(s->opts ? s->opts->python : NULL, dir);
-		lo_map_put(s->python_by_dir, dir, program);
-	}
-	if (!program)
-		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
-				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
-				    "one with --python", dir);
-	return host_lookup_locked(s, program, "python", "; name the interpreter with --python",
-				  out);
-}
-
-/* The host for a program a [host] rule names, kept with the others by path. */
-static int host_get_program(scan *s, const char *program, const char *name,
-			    const host_entry **out)
-{
-	char *hint = NULL;
-	int err;
-
-	if (asprintf(&hint, " (the program of [host \"%s\"] in the rules; 'leftover rules "
-		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
-		abort();
-	pthread_mutex_lock(&s->lock);
-	err = host_lookup_locked(s, program, NULL, hint, out);
-	pthread_mutex_unlock(&s->lock);
-	free(hint);
-	return err;
-}
-
-static int host_get(scan *s, lo_kind kind, const char *dir, const host_entry **out)
-{
-	int err;
-
-	pthread_mutex_lock(&s->lock);
-	err = host_get_locked(s, kind, dir, out);
-	pthread_mutex_unlock(&s->lock);
-	return err;
 }
 
 /* ---- the walk -------------------------------------------------------------- */
@@ -414,41 +188,11 @@ static const char *rel_to_root(const scan *s, const char *abs)
 	return abs;
 }
 
-/* CPython's extension suffixes: .cpython-311-x86_64-linux-gnu.so, .abi3.so, .pyd. */
-static bool python_suffix(const char *path)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(base);
-
-	if (n > 4 && !strcmp(base + n - 4, ".pyd"))
-		return true;
-	if (n > 8 && !strcmp(base + n - 8, ".abi3.so"))
-		return true;
-	return strstr(base, ".cpython-") != NULL && n > 3 && !strcmp(base + n - 3, ".so");
-}
-
-/*
- * CPython imports `name.<suffix>` by calling PyInit_<name>, name being the
- * file name up to its first dot: a module without a CPython suffix (a plain
- * `_foo.so`) is still known by that export.
- */
-static bool python_init_export(const lo_elf *e, const char *path)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strcspn(base, ".");
-	char sym[NAME_MAX + 8];
-
-	if (!lo_elf_is_native(e) || n == 0 || n > NAME_MAX)
-		return false;
-	snprintf(sym, sizeof(sym), "PyInit_%.*s", (int)n, base);
-	return lo_elf_exports(e, sym);
-}
-
 lo_kind lo_scan_kind_of(const lo_elf *e, const char *path)
 {
 	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e))
 		return LO_KIND_OTHER;
-	if (python_suffix(path) || python_init_export(e, path))
+	if (lo_pyext_named(path) || lo_pyext_exports_init(e, path))
 		return LO_KIND_PYTHON_EXTENSION;
 	return LO_KIND_SHARED_LIBRARY;
 }
@@ -470,67 +214,33 @@ static bool is_linker_script(const char *abs)
 }
 
 /*
- * The module name CPython imports a file under: its name up to the first
- * dot, when that is an ASCII identifier (other names go through PyInitU_
- * and punycode, which is not modelled); 0 otherwise.
- */
-static size_t python_module_name(const char *base)
-{
-	size_t i, n = strcspn(base, ".");
-
-	for (i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)base[i]) || base[i] == '_') ||
-		    (i == 0 && isdigit((unsigned char)base[i])))
-			return 0;
-	return n;
-}
-
-/*
- * CPython's import takes a file only under the module name followed by one
- * of the interpreter's EXTENSION_SUFFIXES: a .cpython-312 module next to a
- * 3.11 interpreter, or an i386 one next to an x86-64 interpreter, is never
- * loaded by it. Such a file is skipped with reason other-interpreter, and
- * no load is played. Returns true when it is one.
+ * What CPython checks besides the load (pyext.h): a file its import never
+ * takes is skipped, and no load is played; returns true then.
  */
 static bool python_never_imported(lo_file *f, const char *base, size_t n,
 				  const lo_hosts_program *py)
 {
-	lo_buf why = LO_BUF_INIT;
-	size_t i;
+	char *why = lo_pyext_not_imported(base, n, py ? py->path : NULL,
+					  py ? (const char *const *)py->suffixes : NULL);
 
-	if (!py || !py->suffixes || !py->suffixes[0])
+	if (!why)
 		return false;
-	for (i = 0; py->suffixes[i]; i++)
-		if (!strcmp(base + n, py->suffixes[i]))
-			return false;
-	lo_buf_printf(&why, "%s imports '%.*s' from %.*s%s", py->path, (int)n, base, (int)n, base,
-		      py->suffixes[0]);
-	for (i = 1; py->suffixes[i]; i++)
-		lo_buf_printf(&why, "%s%.*s%s", py->suffixes[i + 1] ? ", " : " or ", (int)n, base,
-			      py->suffixes[i]);
-	lo_buf_puts(&why, " only: it never loads this file");
 	f->verdict = LO_VERDICT_SKIPPED;
-	lo_file_add_reason(f, "other-interpreter", NULL, NULL, NULL, NULL, lo_buf_cstr(&why));
-	lo_buf_dispose(&why);
+	lo_file_add_reason(f, "other-interpreter", NULL, NULL, NULL, NULL, why);
+	free(why);
 	return true;
 }
 
-/*
- * Once a module loads, CPython calls PyInit_<name>; without that export the
- * import fails all the same.
- */
+/* A module that loads but has no PyInit_<name>: the import fails all the same. */
 static void python_init_check(lo_file *f, const lo_elf *e, const char *base, size_t n)
 {
-	char sym[NAME_MAX + 8], *why = NULL;
+	char *sym = NULL, *why = lo_pyext_init_missing(e, base, n, &sym);
 
-	snprintf(sym, sizeof(sym), "PyInit_%.*s", (int)n, base);
-	if (lo_elf_exports(e, sym))
+	if (!why)
 		return;
-	/* CPython's own words, as the ImportError says them */
-	if (asprintf(&why, "dynamic module does not define module export function (%s)", sym) < 0)
-		abort();
 	lo_file_add_reason(f, "no-module-init", sym, NULL, NULL, NULL, why);
 	free(why);
+	free(sym);
 	f->loads = LO_FALSE;
 	f->verdict = LO_VERDICT_BROKEN;
 }
@@ -578,7 +288,8 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
-	const host_entry *he = NULL;
+	const lo_host *host = NULL;
+	const lo_hosts_program *program = NULL;
 	const char *ruled, *base;
 	size_t n;
 	bool given;
@@ -608,11 +319,13 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	ruled = lo_rules_host_for(s->rules, f->path);
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
 	if (ruled && !given) {
-		err = host_get_program(s, ruled, lo_rules_host_name_for(s->rules, f->path), &he);
+		err = lo_hosts_for_rule(s->hosts, ruled, lo_rules_host_name_for(s->rules, f->path),
+					&host, &program);
 	} else {
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 
-		err = host_get(s, f->kind, dir, &he);
+		err = lo_hosts_for_file(s->hosts, f->kind == LO_KIND_PYTHON_EXTENSION, dir, &host,
+					&program);
 		free(dir);
 	}
 	if (err < 0) {
@@ -622,13 +335,13 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		return 0;
 	}
 	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || (ruled && !given))
-		f->host = lo_xstrdup(lo_host_name(he->host));
+		f->host = lo_xstrdup(lo_host_name(host));
 	/* what CPython checks besides the load, for a file named as its extensions are */
 	base = strrchr(abs, '/') + 1;
-	n = f->kind == LO_KIND_PYTHON_EXTENSION && python_suffix(abs) ? python_module_name(base) : 0;
-	if (n && python_never_imported(f, base, n, he->program))
+	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base) : 0;
+	if (n && python_never_imported(f, base, n, program))
 		return 0;
-	judge_load(s, f, abs, he->host);
+	judge_load(s, f, abs, host);
 	if (n && f->loads == LO_TRUE)
 		python_init_check(f, e, base, n);
 	return 0;
@@ -846,28 +559,13 @@ static void collect_files(scan *s)
 	for (i = 0; i < res->file_count; i++) {
 		if (n && !strcmp(res->files[n - 1].path, res->files[i].path)) {
 			/* the same file reached through a link and by the walk */
-			file_dispose(&res->files[i]);
+			lo_file_dispose(&res->files[i]);
 			continue;
 		}
 		res->files[n++] = res->files[i];
 	}
 	res->file_count = n;
 }
-unsigned lo_file_rule_states(const lo_file *f)
-{
-	unsigned on = 0;
-
-	if (f->verdict == LO_VERDICT_BROKEN || f->verdict == LO_VERDICT_UNREADABLE)
-		on |= LO_RULES_ON_BROKEN;
-	if (f->verdict == LO_VERDICT_STALE)
-		on |= LO_RULES_ON_STALE;
-	if (f->verdict == LO_VERDICT_UNJUDGED)
-		on |= LO_RULES_ON_UNJUDGED;
-	if (f->orphan == LO_TRUE)
-		on |= LO_RULES_ON_ORPHAN;
-	return on;
-}
-
 /* The sentence a [rule] gives a finding (why such a file goes stale), as a reason "rule". */
 static void add_rule_reasons(scan *s)
 {
@@ -928,53 +626,17 @@ static void add_orphan_items(scan *s, size_t root)
 	}
 }
 
-static char *short_id(const char *commit)
-{
-	return lo_xstrndup(commit ? commit : "", 7);
-}
-
-/*
- * From a state.json: the last commit other than `head` that a scan saw (the
- * record's own when it differs, else its "previous"), each field owned or NULL.
- */
-static void read_state(const char *file, const char *head, char **commit, char **branch,
-		       char **when)
-{
-	json_t *state = json_load_file(file, 0, NULL), *last = state;
-
-	*commit = *branch = *when = NULL;
-	if (!state)
-		return;
-	if (head && json_is_string(json_object_get(state, "commit")) &&
-	    !strcmp(json_string_value(json_object_get(state, "commit")), head))
-		last = json_object_get(state, "previous");
-	if (json_is_object(last)) {
-		const char *c = json_string_value(json_object_get(last, "commit"));
-		const char *b = json_string_value(json_object_get(last, "branch"));
-		const char *w = json_string_value(json_object_get(last, "time"));
-
-		*commit = c ? lo_xstrdup(c) : NULL;
-		*branch = b ? lo_xstrdup(b) : NULL;
-		*when = w ? lo_xstrdup(w) : NULL;
-	}
-	json_decref(state);
-}
-
-char *lo_scan_built_at(const char *build_dir, const char *head, char **branch)
-{
-	lo_buf path = LO_BUF_INIT;
-	char *commit, *when;
-
-	lo_buf_printf(&path, "%s/.leftover/state.json", build_dir);
-	read_state(lo_buf_cstr(&path), head, &commit, branch, &when);
-	free(when);
-	lo_buf_dispose(&path);
-	return commit;
-}
+/* A root of a scan, for a callback. */
+struct root_of {
+	const scan *s;
+	size_t root;
+};
 
 /* When the oldest candidate of root `root` was written, 0 when there is none. */
-static time_t oldest_item_mtime(const scan *s, size_t root)
+static time_t oldest_item_mtime(void *payload)
 {
+	const scan *s = ((const struct root_of *)payload)->s;
+	size_t root = ((const struct root_of *)payload)->root;
 	time_t oldest = 0;
 	struct stat st;
 	size_t i;
@@ -986,90 +648,20 @@ static time_t oldest_item_mtime(const scan *s, size_t root)
 	return oldest;
 }
 
-/*
- * The source tree's HEAD for a build tree, against what the previous scan
- * recorded in BUILD/.leftover/state.json; then this scan's record, written
- * to a temporary file and renamed so a reader never sees half of it.
- */
+/* Where the build tree of root `root` came from (origin.h), with its notes. */
 static void record_origin(scan *s, size_t root)
 {
-	const char *build = s->build_dirs[root] ? s->build_dirs[root] : s->roots[root];
-	char *source = s->opts && s->opts->source ? realpath(s->opts->source, NULL) : NULL;
-	lo_scan_origin *o;
-	lo_git *g = NULL;
-	json_t *now;
-	lo_buf path = LO_BUF_INIT, tmp = LO_BUF_INIT;
-	char when[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	char *config;
+	struct root_of at = { s, root };
+	char *notes[LO_ORIGIN_NOTES_MAX] = { NULL };
+	size_t i;
 
-	if (!source && !(source = lo_buildsys_cache_value(build, "CMAKE_HOME_DIRECTORY")))
-		return; /* not a build tree we know the source of */
-	o = &s->res->origins[s->res->origin_count++];
-	o->build = lo_xstrdup(build);
-	o->source = source;
-	if (lo_git_open(&g, source) < 0 || !g) {
-		if (asprintf(&source, "%s: no git repository at the source '%s'; the git parts are "
-			     "left out", build, o->source) >= 0)
-			add_note(s->res, source);
-	} else {
-		o->commit = lo_xstrdup(lo_git_commit(g));
-		o->branch = lo_xstrdup(lo_git_branch(g));
-		o->dirty = lo_git_dirty(g);
-	}
-	/*
-	 * The record keeps this scan's commit and, under "previous", the last
-	 * other commit a scan saw: the branch the tree was built at before the
-	 * switch stays known however often the tree is scanned after it.
-	 */
-	lo_buf_printf(&path, "%s/.leftover/state.json", build);
-	read_state(lo_buf_cstr(&path), o->commit, &o->last_commit, &o->last_branch, &o->last_time);
-	/* no scan saw it yet: where HEAD was, by git's reflog, when its oldest file was written */
-	if (o->commit && !o->last_commit && (t = oldest_item_mtime(s, root)) &&
-	    lo_git_head_at(g, t, &o->last_commit, &o->last_branch) == 0 && o->last_commit &&
-	    !strcmp(o->last_commit, o->commit)) {
-		free(o->last_commit);
-		free(o->last_branch);
-		o->last_commit = o->last_branch = NULL;
-	}
-	t = time(NULL);
-	if (o->commit && o->last_commit && strcmp(o->commit, o->last_commit)) {
-		char *was = short_id(o->last_commit), *is = short_id(o->commit), *line;
-
-		if (asprintf(&line, "%s: built at branch %s (%s), now on branch %s (%s)%s", build,
-			     o->last_branch && *o->last_branch ? o->last_branch : "(detached)", was,
-			     *o->branch ? o->branch : "(detached)", is,
-			     o->dirty ? ", with uncommitted changes" : "") >= 0)
-			add_note(s->res, line);
-		free(was);
-		free(is);
-	}
-	if (!o->commit)
-		goto out;
-	gmtime_r(&t, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	config = lo_buildsys_cache_value(build, "CMAKE_BUILD_TYPE");
-	now = json_pack("{s:s, s:s, s:s, s:s}", "commit", o->commit, "branch", o->branch,
-			"time", when, "configuration", config ? config : "");
-	free(config);
-	if (now && o->last_commit)
-		json_object_set_new(now, "previous",
-				    json_pack("{s:s, s:s, s:s}", "commit", o->last_commit, "branch",
-					      o->last_branch ? o->last_branch : "", "time",
-					      o->last_time ? o->last_time : ""));
-	lo_buf_printf(&tmp, "%s/.leftover", build);
-	mkdir(lo_buf_cstr(&tmp), 0777);
-	lo_buf_printf(&tmp, "/state.json.%ld", (long)getpid());
-	if (now && json_dump_file(now, lo_buf_cstr(&tmp), JSON_INDENT(1)) == 0)
-		rename(lo_buf_cstr(&tmp), lo_buf_cstr(&path));
-	else
-		unlink(lo_buf_cstr(&tmp));
-	json_decref(now);
-out:
-	lo_git_free(g);
-	lo_buf_dispose(&path);
-	lo_buf_dispose(&tmp);
+	if (lo_origin_record(&s->res->origins[s->res->origin_count],
+			     s->build_dirs[root] ? s->build_dirs[root] : s->roots[root],
+			     s->opts ? s->opts->source : NULL, oldest_item_mtime, &at, notes))
+		s->res->origin_count++;
+	for (i = 0; i < LO_ORIGIN_NOTES_MAX; i++)
+		if (notes[i])
+			add_note(s->res, notes[i]);
 }
 
 /* The deepest directory containing every root. */
@@ -1099,7 +691,7 @@ static void scan_dispose(scan *s)
 	for (i = 0; i < s->item_count; i++) {
 		free(s->items[i].abs);
 		if (s->judged)
-			file_dispose(&s->judged[i]);
+			lo_file_dispose(&s->judged[i]);
 	}
 	free(s->items);
 	free(s->judged);
@@ -1112,8 +704,7 @@ static void scan_dispose(scan *s)
 	for (i = 0; i < s->root_count; i++)
 		free(s->roots[i]);
 	free(s->roots);
-	lo_map_free(s->hosts, host_entry_free);
-	lo_map_free(s->python_by_dir, free);
+	lo_hosts_free(s->hosts);
 	lo_resolver_free(s->resolver);
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
@@ -1124,7 +715,6 @@ static void scan_dispose(scan *s)
 	for (i = 0; s->git && i < s->root_count; i++)
 		lo_git_free(s->git[i]);
 	free(s->git);
-	pthread_mutex_destroy(&s->lock);
 }
 
 int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
@@ -1139,7 +729,6 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
-	pthread_mutex_init(&s.lock, NULL);
 	s.opts = opts;
 	s.jobs = opts && opts->jobs ? opts->jobs : cores > 0 ? (unsigned)cores : 1;
 	if (!root_count) {
@@ -1173,8 +762,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		ropts.library_path_count = opts->library_path_count;
 	}
 	lo_resolver_new(&s.resolver, &ropts);
-	s.hosts = lo_map_new();
-	s.python_by_dir = lo_map_new();
+	s.hosts = lo_hosts_new(s.resolver, opts ? opts->python : NULL, opts ? opts->host : NULL);
 	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
 	s.res = lo_xcalloc(1, sizeof(*s.res));
 	s.res->root = common_root(s.roots, s.root_count);
@@ -1208,6 +796,8 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	if ((err = judge_all(&s)) < 0)
 		goto out;
 	collect_files(&s);
+	for (i = 0; lo_hosts_note(s.hosts, i); i++)
+		add_note(s.res, lo_xstrdup(lo_hosts_note(s.hosts, i)));
 	add_rule_reasons(&s);
 	for (i = 0; i < s.res->file_count; i++)
 		s.res->summary.by_verdict[s.res->files[i].verdict]++;

@@ -11,12 +11,20 @@
  * taken when it names an ELF program. A Python interpreter is asked, the
  * same way, which file names its import takes (EXTENSION_SUFFIXES).
  *
+ * A scan keeps its hosts in one lo_hosts: each program set up once, its
+ * failure included (a shim that hangs is asked once, not once per file).
+ *
  * Does not own: reading the program and its libraries into a global scope
  * (resolve.h's lo_host), nor which files a [host] rule gives to which
- * program (rules.h).
+ * program (rules.h), nor what a host's failure means for a file (scan.c).
  */
 #ifndef LEFTOVER_HOSTS_H
 #define LEFTOVER_HOSTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "leftover/resolve.h"
 
 /* How long a host may take to say which program it is. */
 #define LO_HOSTS_ASK_SECONDS 10
@@ -56,5 +64,34 @@ typedef struct lo_hosts_program {
  */
 int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family);
 void lo_hosts_program_free(lo_hosts_program *p);
+
+/*
+ * The hosts of one scan, safe to share between its threads. `python` and
+ * `host` are --python and --host, or NULL; both borrowed for the lifetime.
+ */
+typedef struct lo_hosts lo_hosts;
+lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host);
+void lo_hosts_free(lo_hosts *hs);
+
+/*
+ * The host of a candidate in directory `dir`: for a Python extension
+ * module, the interpreter of lo_hosts_python_for (kept per directory); for
+ * another object, --host or a plain C program. *program is what the host
+ * program said about itself (NULL for a plain C program). Returns 0, or a
+ * negative code with a message saying what is wrong with the host and
+ * what the user can do; the same for every file that needs it.
+ */
+int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_host **host,
+		      const lo_hosts_program **program);
+
+/* Likewise for `program`, which the rules' [host "name"] names. */
+int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const lo_host **host,
+		      const lo_hosts_program **program_out);
+
+/*
+ * The i-th sentence for the report about the hosts (a shim followed, a
+ * host that cannot be used), in the order they arose; NULL past the last.
+ */
+const char *lo_hosts_note(const lo_hosts *hs, size_t i);
 
 #endif

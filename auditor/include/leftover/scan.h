@@ -109,6 +109,9 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		const lo_scan_opts *opts);
 void lo_scan_result_free(lo_scan_result *res);
 
+/* Free what f owns (not f itself). */
+void lo_file_dispose(lo_file *f);
+
 /* Append a reason to f; each string argument is copied, NULL stays NULL. */
 lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 			      const char *version, const char *library, const char *object,
@@ -122,12 +125,6 @@ unsigned lo_file_rule_states(const lo_file *f);
 
 const char *lo_kind_str(lo_kind k);
 const char *lo_verdict_str(lo_verdict v);
-
-/*
- * The commit BUILD_DIR was built at before `head`, by its state.json: owned,
- * or NULL when no scan saw another commit; *branch likewise.
- */
-char *lo_scan_built_at(const char *build_dir, const char *head, char **branch);
 
 struct lo_elf;
 /* The kind of a readable ELF object at `path`: by CPython suffix or PyInit_ export. */

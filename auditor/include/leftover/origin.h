@@ -1,0 +1,42 @@
+/*
+ * origin.h - where a build tree came from: its source tree's git HEAD now,
+ * and the last other commit a scan of it saw.
+ *
+ * Owns: BUILD/.leftover/state.json (read, and rewritten by each scan whole,
+ * through a temporary file and a rename, so a reader never sees half of
+ * it), and, for a tree no scan saw before, the guess from git's reflog of
+ * where HEAD was when the tree's oldest candidate was written. Does not
+ * own: finding build trees or their source (buildsys.h), nor reading git
+ * (git.h); the scan gives the build dir and when its oldest file was made.
+ */
+#ifndef LEFTOVER_ORIGIN_H
+#define LEFTOVER_ORIGIN_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "leftover/scan.h"
+
+/* How many notes lo_origin_record may give. */
+#define LO_ORIGIN_NOTES_MAX 2
+
+/*
+ * Fill `o` for the build tree `build` whose source is `source` (NULL: the
+ * CMAKE_HOME_DIRECTORY of its CMakeCache.txt), and record this scan in its
+ * state.json. `oldest` (called at most once, only when no scan saw another
+ * commit) says when the tree's oldest candidate was written, 0 when
+ * unknown. Sentences for the report (no git, a branch switch) go to
+ * `notes`, owned. Returns false, leaving `o` untouched, when the source is
+ * not known: not a build tree this can say anything about.
+ */
+bool lo_origin_record(lo_scan_origin *o, const char *build, const char *source,
+		      time_t (*oldest)(void *payload), void *payload,
+		      char *notes[LO_ORIGIN_NOTES_MAX]);
+
+/*
+ * The commit BUILD_DIR was built at before `head`, by its state.json: owned,
+ * or NULL when no scan saw another commit; *branch likewise.
+ */
+char *lo_origin_built_at(const char *build_dir, const char *head, char **branch);
+
+#endif
