@@ -80,6 +80,7 @@ void lo_file_dispose(lo_file *f)
 	free(f->path);
 	free(f->target);
 	free(f->host);
+	free(f->host_rule);
 }
 
 void lo_scan_result_free(lo_scan_result *res)

@@ -94,14 +94,16 @@ typedef struct glob_list {
 	size_t count, cap;
 } glob_list;
 
-typedef struct host {
+struct lo_rules_host {
 	char *name;     /* owned */
 	pattern_set match;
+	glob_list needs; /* the object leaves one of these undefined (a perl XS module: Perl_*) */
 	char *program;  /* absolute, owned, or NULL (none, or an unset ${cmake:VAR}) */
 	const entry *program_at; /* the entry that set it; borrowed */
 	glob_list provides;
 	const entry *first; /* borrowed; for messages */
-} host;
+};
+typedef struct lo_rules_host host;
 
 typedef struct rule {
 	lo_rule pub;  /* name and reason owned */
@@ -1050,6 +1052,8 @@ static int interpret_entry(lo_rules *r, const entry *e, const char *section, con
 
 		if (!strcmp(key, "match"))
 			return pattern_set_add(r, &h->match, e, e->value, true, false);
+		if (!strcmp(key, "needs"))
+			return glob_add(r, &h->needs, e);
 		if (!strcmp(key, "program"))
 			return host_set_program(r, h, e);
 		if (!strcmp(key, "provides"))
@@ -1107,9 +1111,9 @@ static int interpret(lo_rules *r)
 	for (i = 0; !err && i < r->host_count; i++) {
 		host *h = &r->hosts[i];
 
-		if (!h->match.count)
-			err = entry_error(r, h->first, "host '%s' has no match: which files does it load?",
-					  h->name);
+		if (!h->match.count && !h->needs.count)
+			err = entry_error(r, h->first, "host '%s' has neither match nor needs: which "
+					  "files does it load?", h->name);
 		else if (!h->program_at && !h->provides.count)
 			err = entry_error(r, h->first, "host '%s' has neither program nor provides",
 					  h->name);
@@ -1155,31 +1159,13 @@ static int finish(lo_rules **out, lo_rules *r, int err)
 	return 0;
 }
 
-/*
- * A given name without a slash that is not a file names a shipped rule file
- * that is not on by default: `--rules perl` reads DEFAULTS/extra/perl.rules.
- */
 static int collect_given(lo_rules *r, const char *const *files, size_t count)
 {
-	lo_buf extra = LO_BUF_INIT;
-	struct stat st;
-	size_t i, n;
+	size_t i;
 	int err = 0;
 
-	for (i = 0; !err && i < count; i++) {
-		const char *f = files[i];
-
-		if (!strchr(f, '/') && stat(f, &st) < 0 && errno == ENOENT) {
-			n = strlen(f);
-			lo_buf_clear(&extra);
-			lo_buf_printf(&extra, "%s/extra/%s%s", lo_rules_default_dir(), f,
-				      n > 6 && !strcmp(f + n - 6, ".rules") ? "" : ".rules");
-			if (stat(lo_buf_cstr(&extra), &st) == 0)
-				f = lo_buf_cstr(&extra);
-		}
-		err = collect_file(r, f, false);
-	}
-	lo_buf_dispose(&extra);
+	for (i = 0; !err && i < count; i++)
+		err = collect_file(r, files[i], false);
 	return err;
 }
 
@@ -1287,6 +1273,7 @@ void lo_rules_free(lo_rules *r)
 		free(r->hosts[i].program);
 		pattern_set_dispose(&r->hosts[i].match);
 		glob_dispose(&r->hosts[i].provides);
+		glob_dispose(&r->hosts[i].needs);
 	}
 	free(r->hosts);
 	glob_dispose(&r->ignore);
@@ -1341,35 +1328,38 @@ bool lo_rules_is_candidate(const lo_rules *r, const char *relpath)
 	return pattern_set_matches(&r->candidates, relpath);
 }
 
-static const host *host_match(const lo_rules *r, const char *relpath)
+const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
+				      lo_rules_needs_fn needs, void *payload)
 {
-	size_t i = r->host_count;
+	size_t i = r->host_count, k;
 
-	while (i-- > 0)
-		if (pattern_set_matches(&r->hosts[i].match, relpath))
-			return &r->hosts[i];
+	while (i-- > 0) {
+		const host *h = &r->hosts[i];
+		bool needed = !h->needs.count;
+
+		if (h->match.count && !pattern_set_matches(&h->match, relpath))
+			continue;
+		for (k = 0; !needed && k < h->needs.count; k++)
+			needed = needs && needs(h->needs.globs[k], payload);
+		if (needed)
+			return h;
+	}
 	return NULL;
 }
 
-const char *lo_rules_host_for(const lo_rules *r, const char *relpath)
+const char *lo_rules_host_name(const lo_rules_host *h)
 {
-	const host *h = host_match(r, relpath);
-
-	return h ? h->program : NULL;
+	return h->name;
 }
 
-const char *lo_rules_host_name_for(const lo_rules *r, const char *relpath)
+const char *lo_rules_host_program(const lo_rules_host *h)
 {
-	const host *h = host_match(r, relpath);
-
-	return h ? h->name : NULL;
+	return h->program;
 }
 
-bool lo_rules_symbol_provided(const lo_rules *r, const char *relpath, const char *symbol)
+bool lo_rules_host_provides(const lo_rules_host *h, const char *symbol)
 {
-	const host *h = host_match(r, relpath);
-
-	return h && glob_matches(&h->provides, symbol);
+	return glob_matches(&h->provides, symbol);
 }
 
 bool lo_rules_symbol_ignored(const lo_rules *r, const char *symbol)

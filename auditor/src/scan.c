@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -245,8 +246,12 @@ static void python_init_check(lo_file *f, const lo_elf *e, const char *base, siz
 	f->verdict = LO_VERDICT_BROKEN;
 }
 
-/* Play the load of the file at abs from `host` and record what fails. */
-static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host)
+/*
+ * Play the load of the file at abs from `host` and record what fails; what
+ * the [host] rule `ruled` (or NULL) says its host provides is no finding.
+ */
+static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host,
+		       const lo_rules_host *ruled)
 {
 	const char *changed;
 	lo_load *load;
@@ -272,7 +277,7 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 		/* symbols the rules say the host provides, or that never matter */
 		if (p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol &&
 		    (lo_rules_symbol_ignored(s->rules, p->symbol) ||
-		     lo_rules_symbol_provided(s->rules, f->path, p->symbol))) {
+		     (ruled && lo_rules_host_provides(ruled, p->symbol)))) {
 			waived++;
 			continue;
 		}
@@ -285,12 +290,31 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 	lo_load_free(load);
 }
 
+/*
+ * Does the object `payload` leave a symbol matching `glob` undefined?
+ * (rules.h) Asked of every candidate for every [host] with `needs`, so the
+ * usual glob, a prefix and a star (Perl_*), is a prefix compare.
+ */
+static bool object_needs(const char *glob, void *payload)
+{
+	const lo_elf *e = payload;
+	size_t cursor = 0, n = strcspn(glob, "*?[\\");
+	bool prefix = glob[n] == '*' && !glob[n + 1];
+	lo_elf_undef u;
+
+	while (lo_elf_undef_next(e, &cursor, &u))
+		if (prefix ? !strncmp(u.name, glob, n) : fnmatch(glob, u.name, 0) == 0)
+			return true;
+	return false;
+}
+
 static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
 	const lo_host *host = NULL;
 	const lo_hosts_program *program = NULL;
-	const char *ruled, *base;
+	const lo_rules_host *ruled;
+	const char *ruled_program, *base;
 	size_t n;
 	bool given;
 	int err = lo_resolver_read(s->resolver, abs, &e);
@@ -316,11 +340,12 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		return 0;
 	}
 	/* A [host] rule names the program, unless --python or --host did. */
-	ruled = lo_rules_host_for(s->rules, f->path);
+	ruled = lo_rules_host_of(s->rules, f->path, object_needs, (void *)e);
+	ruled_program = ruled ? lo_rules_host_program(ruled) : NULL;
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
-	if (ruled && !given) {
-		err = lo_hosts_for_rule(s->hosts, ruled, lo_rules_host_name_for(s->rules, f->path),
-					&host, &program);
+	if (ruled_program && !given) {
+		err = lo_hosts_for_rule(s->hosts, ruled_program, lo_rules_host_name(ruled), &host,
+					&program);
 	} else {
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 
@@ -334,14 +359,18 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		lo_file_add_reason(f, "no-host", NULL, NULL, NULL, NULL, lo_error_last());
 		return 0;
 	}
-	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || (ruled && !given))
+	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) ||
+	    (ruled_program && !given))
 		f->host = lo_xstrdup(lo_host_name(host));
+	if (ruled && !given)
+		f->host_rule = lo_xstrdup(lo_rules_host_name(ruled));
 	/* what CPython checks besides the load, for a file named as its extensions are */
 	base = strrchr(abs, '/') + 1;
 	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base) : 0;
 	if (n && python_never_imported(f, base, n, program))
 		return 0;
-	judge_load(s, f, abs, host);
+	/* the rule's `provides` stand in for its program only where that is not read */
+	judge_load(s, f, abs, host, ruled_program && !given ? NULL : ruled);
 	if (n && f->loads == LO_TRUE)
 		python_init_check(f, e, base, n);
 	return 0;

@@ -28,6 +28,7 @@ API (keep it this small):
   git(repo, *args) -> str                     git with a fixed identity
   dlopen(paths, python=None, jobs=1) -> [str] the real loader's answer per path:
                                               "ok", "error MSG", "signal N", "exit N"
+  host_load(program, paths) -> [str]          perl's or lua's own answer per path
   need(program, package) -> str               `program` on PATH, apt-get installing
                                               Debian's `package` first if missing
   main(globals())                             run every test_* function
@@ -250,6 +251,31 @@ def dlopen(paths, python=None, jobs=1, timeout=10):
             out[int(i) * jobs + j] = answer
     missing = [paths[i] for i, a in enumerate(out) if a is None]
     assert not missing, "the loader probe gave no answer for %s" % missing[:5]
+    return out
+
+
+# How each interpreter loads a native module itself, RTLD_NOW as leftover
+# judges: a one-line program per host, given the path in $LEFTOVER_PROBE_PATH,
+# printing "ok" or failing with the loader's message.
+_HOST_LOADS = {
+    "perl": ["-MDynaLoader", "-e", "DynaLoader::dl_load_file($ENV{LEFTOVER_PROBE_PATH}, 0) "
+             "or die DynaLoader::dl_error(); print 'ok'"],
+    "lua": ["-e", "local f, e = package.loadlib(os.getenv('LEFTOVER_PROBE_PATH'), '*') "
+            "if not f then io.stderr:write(e) os.exit(1) end io.write('ok')"],
+}
+
+
+def host_load(program, paths, timeout=10):
+    """What `program` (perl or lua, by name) answers when it loads each path
+    itself: "ok" or "error MSG", one process per path."""
+    kind = [k for k in _HOST_LOADS if os.path.basename(program).startswith(k)]
+    assert kind, "no way to ask %s to load a module" % program
+    out = []
+    for p in paths:
+        r = run([program] + _HOST_LOADS[kind[0]], check=False, timeout=timeout,
+                env={"LEFTOVER_PROBE_PATH": str(p), "PERL_DL_NONLAZY": "1"})
+        out.append("ok" if r.returncode == 0 and r.stdout == "ok"
+                   else "error " + (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[0])
     return out
 
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,41 @@ static const char *write_rules(const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 	return p;
+}
+
+/* The host of `rel` for an object that needs `need` (NULL: nothing), or NULL. */
+static const char *need_of;
+
+static bool needs_one(const char *glob, void *payload)
+{
+	return need_of && fnmatch(glob, need_of, 0) == 0;
+}
+
+static const lo_rules_host *host_of(const lo_rules *r, const char *rel, const char *need)
+{
+	need_of = need;
+	return lo_rules_host_of(r, rel, needs_one, NULL);
+}
+
+static const char *host_program(const lo_rules *r, const char *rel)
+{
+	const lo_rules_host *h = host_of(r, rel, NULL);
+
+	return h ? lo_rules_host_program(h) : NULL;
+}
+
+static const char *host_name(const lo_rules *r, const char *rel, const char *need)
+{
+	const lo_rules_host *h = host_of(r, rel, need);
+
+	return h ? lo_rules_host_name(h) : NULL;
+}
+
+static bool provided(const lo_rules *r, const char *rel, const char *symbol)
+{
+	const lo_rules_host *h = host_of(r, rel, NULL);
+
+	return h && lo_rules_host_provides(h, symbol);
 }
 
 static void test_defaults_select_shared_objects_at_any_depth(void **state)
@@ -122,9 +158,9 @@ static void test_later_layer_overrides_earlier(void **state)
 	assert_false(lo_rules_is_candidate(r, "vendor/other/x.so"));
 	assert_true(lo_rules_is_candidate(r, "vendor/keep/x.so"));
 	assert_false(lo_rules_is_candidate(r, "lib/x.debug.so"));
-	assert_string_equal(lo_rules_host_for(r, "plugins/p.so"), "/bin/true");
-	assert_string_equal(lo_rules_host_name_for(r, "plugins/p.so"), "app");
-	assert_null(lo_rules_host_for(r, "lib/p.so"));
+	assert_string_equal(host_program(r, "plugins/p.so"), "/bin/true");
+	assert_string_equal(host_name(r, "plugins/p.so", NULL), "app");
+	assert_null(host_program(r, "lib/p.so"));
 	assert_int_equal(lo_rules_fail_on(r), LO_RULES_FAIL_BROKEN);
 	lo_rules_free(r);
 
@@ -135,7 +171,7 @@ static void test_later_layer_overrides_earlier(void **state)
 		assert_int_equal(lo_rules_load(&r, swapped, 2), 0);
 	}
 	assert_false(lo_rules_is_candidate(r, "vendor/keep/x.so"));
-	assert_string_equal(lo_rules_host_for(r, "plugins/p.so"), "/bin/sh");
+	assert_string_equal(host_program(r, "plugins/p.so"), "/bin/sh");
 	assert_int_equal(lo_rules_fail_on(r), LO_RULES_FAIL_NEVER);
 	lo_rules_free(r);
 }
@@ -201,7 +237,7 @@ static void test_symbols_hosts_and_rules(void **state)
 				    "[symbols]\n"
 				    "\tignore = __gcov_*\n"
 				    "\tignore = __asan_report_load[1248]\n"
-				    "[host \"perl\"]\n"
+				    "[host \"xsperl\"]\n"
 				    "\tmatch = **/auto/**/*.so\n"
 				    "\tprovides = Perl_*\n"
 				    "\tprovides = PL_*\n"
@@ -222,13 +258,13 @@ static void test_symbols_hosts_and_rules(void **state)
 	assert_false(lo_rules_symbol_ignored(r, "__asan_report_load3"));
 	assert_false(lo_rules_symbol_ignored(r, "gcov"));
 
-	assert_true(lo_rules_symbol_provided(r, "lib/auto/POSIX/POSIX.so", "Perl_newSV"));
-	assert_true(lo_rules_symbol_provided(r, "auto/POSIX/POSIX.so", "PL_thr_key"));
-	assert_false(lo_rules_symbol_provided(r, "auto/POSIX/POSIX.so", "sqrt"));
-	assert_false(lo_rules_symbol_provided(r, "lib/POSIX.so", "Perl_newSV"));
+	assert_true(provided(r, "lib/auto/POSIX/POSIX.so", "Perl_newSV"));
+	assert_true(provided(r, "auto/POSIX/POSIX.so", "PL_thr_key"));
+	assert_false(provided(r, "auto/POSIX/POSIX.so", "sqrt"));
+	assert_false(provided(r, "lib/POSIX.so", "Perl_newSV"));
 	/* provides only: the scan keeps its own host */
-	assert_null(lo_rules_host_for(r, "auto/POSIX/POSIX.so"));
-	assert_string_equal(lo_rules_host_name_for(r, "auto/POSIX/POSIX.so"), "perl");
+	assert_null(host_program(r, "auto/POSIX/POSIX.so"));
+	assert_string_equal(host_name(r, "auto/POSIX/POSIX.so", NULL), "xsperl");
 
 	ru = lo_rules_rule_for(r, "plugins/a.so", LO_RULES_ON_STALE);
 	assert_non_null(ru);
@@ -411,7 +447,7 @@ static void test_bad_rules_name_file_line_and_key(void **state)
 		   "[host \"app\"]\n\tmatch = plugins/*.so\n\tprogram = no-such-program-here\n",
 		   "pathprog.rules:3: host.app.program", "not on PATH");
 	assert_bad("nomatch.rules", "[host \"app\"]\n\tprogram = /bin/sh\n",
-		   "nomatch.rules:2: host.app.program", "no match");
+		   "nomatch.rules:2: host.app.program", "neither match nor needs");
 	assert_bad("action.rules", "[rule \"x\"]\n\tmatch = *\n\taction = shred\n",
 		   "action.rules:3: rule.x.action", "'shred'");
 	assert_bad("on.rules", "[rule \"x\"]\n\tmatch = *\n\ton = stale,rotten\n",
@@ -425,21 +461,33 @@ static void test_bad_rules_name_file_line_and_key(void **state)
 		   "cycle-b.rules:4: include.path -> ");
 }
 
-static void test_a_bare_name_reads_a_shipped_extra(void **state)
+static void test_a_host_known_by_what_its_objects_need(void **state)
 {
-	const char *name = "perl";
+	/* (names and symbols of no shipped host: shipped [host] sections of the same name merge) */
+	const char *f = write_rules("needs.rules",
+				    "[host \"xs\"]\n"
+				    "\tneeds = Xs_*\n"
+				    "\tneeds = XL_[a-z]*\n"
+				    "\tprovides = Xs_*\n"
+				    "[host \"tcl8.6\"]\n"
+				    "\tmatch = **/tcl8.6/**\n"
+				    "\tneeds = Tcl_*\n"
+				    "\tprovides = Tcl_*\n");
 	lo_rules *r;
 
-	assert_int_equal(lo_rules_load(&r, NULL, 0), 0);
-	assert_null(lo_rules_host_name_for(r, "lib/auto/POSIX/POSIX.so"));
+	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
+	/* needs alone: wherever the object is */
+	assert_string_equal(host_name(r, "lib/x/POSIX.so", "Xs_croak"), "xs");
+	assert_string_equal(host_name(r, "POSIX.so", "XL_thr_key"), "xs");
+	assert_null(host_name(r, "POSIX.so", "XL_Thr_key"));
+	assert_null(host_name(r, "lib/x/POSIX.so", "croak"));
+	/* match and needs: both must hold */
+	assert_string_equal(host_name(r, "lib/tcl8.6/tk.so", "Tcl_Eval"), "tcl8.6");
+	assert_null(host_name(r, "lib/tcl8.5/tk.so", "Tcl_Eval"));
+	assert_null(host_name(r, "lib/tcl8.6/libx.so", "strlen"));
 	lo_rules_free(r);
-	assert_int_equal(lo_rules_load(&r, &name, 1), 0);
-	assert_string_equal(lo_rules_host_name_for(r, "lib/auto/POSIX/POSIX.so"), "perl");
-	assert_true(lo_rules_symbol_provided(r, "lib/auto/POSIX/POSIX.so", "Perl_croak"));
-	lo_rules_free(r);
-	name = "no-such-extra";
-	assert_int_equal(lo_rules_load(&r, &name, 1), LO_EINVALID);
-	assert_non_null(strstr(lo_error_last(), "'no-such-extra'"));
+	assert_bad("neither.rules", "[host \"x\"]\n\tprovides = x_*\n", "neither.rules:2: host.x.provides",
+		   "neither match nor needs");
 }
 
 static void test_missing_given_file_is_an_error(void **state)
@@ -476,7 +524,7 @@ int main(void)
 		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
 		cmocka_unit_test(test_lines_survive_continuations_quotes_and_old_headers),
 		cmocka_unit_test(test_bad_rules_name_file_line_and_key),
-		cmocka_unit_test(test_a_bare_name_reads_a_shipped_extra),
+		cmocka_unit_test(test_a_host_known_by_what_its_objects_need),
 		cmocka_unit_test(test_missing_given_file_is_an_error),
 		cmocka_unit_test(test_default_dir_has_default_rules),
 	};

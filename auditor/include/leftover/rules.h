@@ -68,21 +68,35 @@ void lo_rules_free(lo_rules *rules);
 /* Is the file at `relpath` examined by the load check? */
 bool lo_rules_is_candidate(const lo_rules *rules, const char *relpath);
 
-/*
- * The host program that loads the file at `relpath` (the last [host] whose
- * match selects it), as an absolute path, or NULL when no host with a
- * program matches: the scan then picks its default host.
- */
-const char *lo_rules_host_for(const lo_rules *rules, const char *relpath);
-
-/* The name of that [host "NAME"], or NULL when no host matches. */
-const char *lo_rules_host_name_for(const lo_rules *rules, const char *relpath);
+/* A [host "NAME"]: the program that loads the files it selects. */
+typedef struct lo_rules_host lo_rules_host;
 
 /*
- * Does the host of `relpath` declare that it provides `symbol` (its
- * `provides` patterns), so that an undefined `symbol` is no finding?
+ * Does the object being judged leave undefined a symbol that matches the
+ * shell glob `glob`? The scan answers for its object: rules read no ELF.
  */
-bool lo_rules_symbol_provided(const lo_rules *rules, const char *relpath, const char *symbol);
+typedef bool (*lo_rules_needs_fn)(const char *glob, void *payload);
+
+/*
+ * The host of the file at `relpath`: the last [host] whose conditions all
+ * hold, its `match` selecting the path and, when it has `needs`, the object
+ * leaving one of them undefined (asked through `needs`). NULL when none
+ * does: the scan then picks its default host. Borrowed from rules.
+ */
+const lo_rules_host *lo_rules_host_of(const lo_rules *rules, const char *relpath,
+				      lo_rules_needs_fn needs, void *payload);
+
+/* The NAME of [host "NAME"]. */
+const char *lo_rules_host_name(const lo_rules_host *host);
+
+/* Its program, absolute, or NULL when it names none (or an unset ${cmake:VAR}). */
+const char *lo_rules_host_program(const lo_rules_host *host);
+
+/*
+ * Does the host declare that it provides `symbol` (its `provides`
+ * patterns), so that an undefined `symbol` is no finding?
+ */
+bool lo_rules_host_provides(const lo_rules_host *host, const char *symbol);
 
 /* Is `symbol` one that is never a finding ([symbols] ignore)? */
 bool lo_rules_symbol_ignored(const lo_rules *rules, const char *symbol);

@@ -56,6 +56,7 @@ typedef struct lo_file {
 	lo_tristate tracked; /* in the git index: never a removal candidate; unknown without git */
 	lo_verdict verdict;
 	char *host;   /* the host program assumed, NULL when none was needed */
+	char *host_rule; /* the NAME of the [host "NAME"] that chose it, or NULL; owned */
 	lo_reason *reasons;
 	size_t reason_count, reason_cap;
 } lo_file;
