@@ -102,6 +102,7 @@ struct lo_elf {
 	 * the tree, for objects bound about once each.
 	 */
 	size_t undef_count;
+	size_t undef_end; /* one past the last undefined dynamic symbol */
 	verneed_index *vindex; /* owned; by version index of an undefined symbol */
 	size_t vindex_count;
 };
@@ -427,6 +428,7 @@ static int count_undefs(lo_elf *e)
 					    "name offset out of bounds", i, e->name);
 		if (*name)
 			e->undef_count++;
+		e->undef_end = i + 1;
 	}
 	return 0;
 }
@@ -690,7 +692,11 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 {
 	size_t i;
 
-	for (i = *cursor ? *cursor : 1; i < e->dynsym_count; i++) {
+	/*
+	 * Up to the last undefined symbol only: linkers put the defined ones a
+	 * DT_GNU_HASH table covers last, and a library may define 100,000.
+	 */
+	for (i = *cursor ? *cursor : 1; i < e->undef_end; i++) {
 		const Elf64_Sym *sym = &e->dynsym[i];
 		const char *name;
 
