@@ -219,6 +219,7 @@ static int ask(const char *program, const struct family *f, lo_buf *answer)
 {
 	char *argv[] = { (char *)program, (char *)f->flag, (char *)f->code, NULL };
 	int fds[2], status = 0, late, rc;
+	long long deadline;
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC) < 0)
@@ -231,12 +232,21 @@ static int ask(const char *program, const struct family *f, lo_buf *answer)
 		return lo_error_set(LO_ERROR, "cannot run host program '%s': %s", program,
 				    strerror(rc));
 	}
-	late = read_answer(fds[0], answer, now_ms() + LO_HOSTS_ASK_SECONDS * 1000LL);
+	deadline = now_ms() + LO_HOSTS_ASK_SECONDS * 1000LL;
+	late = read_answer(fds[0], answer, deadline);
 	close(fds[0]);
-	if (late)
+	/* its output closed is not its end: wait for that too, as long as it may take */
+	while (!late && (rc = waitpid(pid, &status, WNOHANG)) == 0) {
+		if (now_ms() >= deadline)
+			late = 1;
+		else
+			nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+	}
+	if (late) {
 		kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
 	if (late == 1)
 		return lo_error_set(LO_EINVALID, "host program '%s' did not say which program it is "
 				    "within %d s (asked for %s)", program,

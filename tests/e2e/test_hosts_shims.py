@@ -129,6 +129,7 @@ def test_a_host_that_hangs_babbles_or_loops_costs_only_its_files():
     another = shim(work / "other" / "python3", "echo hello\n")
     cases = {
         "hangs": ("sleep 600\n", "did not say which program it is within"),
+        "lingers": ('echo "%s"; exec >&-; sleep 600\n' % REAL, "did not say which program it is within"),
         "babbles": ("echo 'Python 3.11 says hello'\n", "not an absolute path"),
         "loops": ('echo "%s"\n' % another, "not an ELF program"),
         "fails": ("echo 'pyenv: version 3.99 is not installed' >&2; exit 1\n", "exit status 1"),
