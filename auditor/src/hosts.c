@@ -236,7 +236,7 @@ static int ask(const char *program, const struct family *f, lo_buf *answer)
 	late = read_answer(fds[0], answer, deadline);
 	close(fds[0]);
 	/* its output closed is not its end: wait for that too, as long as it may take */
-	while (!late && (rc = waitpid(pid, &status, WNOHANG)) == 0) {
+	while (!late && waitpid(pid, &status, WNOHANG) == 0) {
 		if (now_ms() >= deadline)
 			late = 1;
 		else
