@@ -294,6 +294,24 @@ static int purge(const char *dir, double days, bool wait)
 	return LO_EXIT_CLEAN;
 }
 
+/* Scan `dir`, saying so on the terminal while it runs when `progress`; -1 after printing why not. */
+static int scan_showing(lo_scan_result **res, const char *dir, const lo_scan_opts *opts,
+			bool progress)
+{
+	int err;
+
+	if (progress)
+		fprintf(stderr, "leftover: scanning %s ...", dir);
+	err = lo_scan_run(res, &dir, 1, opts);
+	if (progress)
+		fputs("\r\033[K", stderr);
+	if (err < 0) {
+		lo_cli_error("%s", lo_error_last());
+		return -1;
+	}
+	return 0;
+}
+
 int lo_cmd_clean(int argc, char **argv)
 {
 	lo_cli_opts o;
@@ -304,7 +322,7 @@ int lo_cmd_clean(int argc, char **argv)
 	char *end;
 	const char *junit = NULL, *sarif = NULL;
 	size_t i;
-	bool verbose = false, quiet = false, do_purge = false, progress;
+	bool verbose = false, quiet = false, do_purge = false;
 	lo_cli_format fmt = LO_CLI_FORMAT_TEXT;
 	enum fail_on fail_on = FAIL_RULES;
 	double days = 0;
@@ -356,18 +374,10 @@ int lo_cmd_clean(int argc, char **argv)
 	}
 	copts.lock = lock;
 	lo_cli_catch_stop(false);
-	progress = isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet;
-	if (progress)
-		fprintf(stderr, "leftover: scanning %s ...", argv[optind]);
 	lo_clean_mark_scan(&copts.scan_began);
-	if (lo_scan_run(&res, (const char *const *)argv + optind, 1, &o.scan) < 0) {
-		if (progress)
-			fputs("\r\033[K", stderr);
-		lo_cli_error("%s", lo_error_last());
+	if (scan_showing(&res, argv[optind], &o.scan,
+			 isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet) < 0)
 		goto out;
-	}
-	if (progress)
-		fputs("\r\033[K", stderr);
 	lo_cli_catch_stop(true);
 	if (lo_clean_run(&cr, res, &copts) < 0) {
 		lo_cli_error("%s", lo_error_last());

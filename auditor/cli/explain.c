@@ -103,10 +103,49 @@ static void print_symbols(const lo_load *load, const char *file)
 	}
 }
 
+/*
+ * The program that loads the file at abs, as the scan picks it: the
+ * interpreter for a Python extension, --host for another object, or NULL
+ * (a plain C program); a shim is followed (hosts.h) and said so. Returns
+ * 0, or -1 after printing the error.
+ */
+static int host_program(char **out, const lo_cli_opts *o, const char *abs, lo_kind kind)
+{
+	lo_hosts_program *real;
+	char *dir, *program = NULL;
+
+	*out = NULL;
+	if (kind == LO_KIND_PYTHON_EXTENSION) {
+		dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+		program = lo_hosts_python_for(o->scan.python, dir);
+		free(dir);
+		if (!program) {
+			lo_cli_error("explain: no Python interpreter found; name one with --python");
+			return -1;
+		}
+	} else if (o->scan.host) {
+		program = lo_xstrdup(o->scan.host);
+	}
+	if (!program)
+		return 0;
+	if (lo_hosts_program_new(&real, program,
+				 kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		free(program);
+		return -1;
+	}
+	if (real->how)
+		fprintf(stderr, "leftover: note: %s\n", real->how);
+	free(program);
+	*out = lo_xstrdup(real->path);
+	lo_hosts_program_free(real);
+	return 0;
+}
+
 int lo_cmd_explain(int argc, char **argv)
 {
 	lo_cli_opts o;
-	char *abs = NULL, *dir = NULL, *named = NULL, *symbol = NULL;
+	char *abs = NULL, *named = NULL, *symbol = NULL;
 	bool verbose = false;
 	lo_explain *records = NULL;
 	lo_buf summary = LO_BUF_INIT;
@@ -153,30 +192,8 @@ int lo_cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	kind = lo_scan_kind_of(e, abs);
-	if (kind == LO_KIND_PYTHON_EXTENSION) {
-		dir = lo_xstrdup(abs);
-		*strrchr(dir, '/') = '\0';
-		if (!(program = lo_hosts_python_for(o.scan.python, dir))) {
-			lo_cli_error("explain: no Python interpreter found; name one with --python");
-			goto out;
-		}
-	} else if (o.scan.host) {
-		program = lo_xstrdup(o.scan.host);
-	}
-	if (program) {
-		lo_hosts_program *real;
-
-		if (lo_hosts_program_new(&real, program,
-					 kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL) < 0) {
-			lo_cli_error("explain: %s", lo_error_last());
-			goto out;
-		}
-		if (real->how)
-			fprintf(stderr, "leftover: note: %s\n", real->how);
-		free(program);
-		program = lo_xstrdup(real->path);
-		lo_hosts_program_free(real);
-	}
+	if (host_program(&program, &o, abs, kind) < 0)
+		goto out;
 	if (lo_host_new(&host, r, program) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
 		goto out;
@@ -201,7 +218,6 @@ out:
 	lo_host_free(host);
 	lo_resolver_free(r);
 	free(program);
-	free(dir);
 	free(abs);
 	lo_cli_opts_dispose(&o);
 	return rc;

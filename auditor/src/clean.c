@@ -440,6 +440,27 @@ static int decide(const lo_file *f, const lo_clean_opts *opts)
 	return -1;
 }
 
+/*
+ * The tree's lock for a clean that changes something: the caller's when it
+ * holds one (then *lockfd stays -1: nothing of it is ours to close), else
+ * our own. A dry run changes nothing and takes none.
+ */
+static int take_lock(const char *root, const lo_clean_opts *opts, int rootfd, int *dotfd,
+		     int *lockfd)
+{
+	int rc;
+
+	if (opts->dry_run)
+		return 0;
+	if (opts->lock) {
+		if ((rc = lock_covers(opts->lock, rootfd, root)) < 0)
+			return rc;
+		*dotfd = opts->lock->dotfd;
+		return 0;
+	}
+	return lo_clean_lock(rootfd, root, opts->wait, opts->stop, dotfd, lockfd);
+}
+
 int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts)
 {
 	static const lo_clean_opts defaults;
@@ -455,16 +476,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (rootfd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
-	if (opts->dry_run) {
-		/* changes nothing: no lock */
-	} else if (opts->lock) {
-		if ((rc = lock_covers(opts->lock, rootfd, scan->root)) < 0) {
-			close(rootfd);
-			return rc;
-		}
-		dotfd = opts->lock->dotfd; /* borrowed: lockfd stays -1, nothing of it is closed here */
-	} else if ((rc = lo_clean_lock(rootfd, scan->root, opts->wait, opts->stop, &dotfd,
-				       &lockfd)) < 0) {
+	if ((rc = take_lock(scan->root, opts, rootfd, &dotfd, &lockfd)) < 0) {
 		close(rootfd);
 		return rc;
 	}

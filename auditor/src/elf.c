@@ -433,6 +433,40 @@ static int count_undefs(lo_elf *e)
 	return 0;
 }
 
+/* Why a file has no section headers to read. */
+static int no_sections(const lo_elf *e)
+{
+	GElf_Ehdr eh;
+
+	/* libelf counts none when the table lies past the end of the file */
+	if (gelf_getehdr(e->elf, &eh) && eh.e_shoff && eh.e_shnum && eh.e_shoff >= e->size)
+		return lo_error_set(LO_EINVALID,
+				    "cannot read '%s': truncated: its section headers start at "
+				    "offset %llu, past the end of the file (%zu bytes)",
+				    e->name, (unsigned long long)eh.e_shoff, e->size);
+	return lo_error_set(LO_EINVALID,
+			    "cannot read '%s': no section headers (stripped with sstrip?)", e->name);
+}
+
+/* The dynamic symbol table, read in place: entries of the size and alignment it claims. */
+static int keep_dynsym(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	if (!d || !d->d_buf)
+		return elf_fail(e, "dynamic symbol table");
+	if (sh->sh_entsize != sizeof(Elf64_Sym) || (uintptr_t)d->d_buf % _Alignof(Elf64_Sym) ||
+	    !in_image(e, d->d_buf, d->d_size))
+		return lo_error_set(LO_EINVALID,
+				    "cannot read dynamic symbol table of '%s': "
+				    "entries of %llu bytes, or misaligned", e->name,
+				    (unsigned long long)sh->sh_entsize);
+	e->dynsym = d->d_buf;
+	e->dynsym_count = d->d_size / sizeof(Elf64_Sym);
+	e->dynstr_index = sh->sh_link;
+	return 0;
+}
+
 static int read_tables(lo_elf *e)
 {
 	Elf_Scn *scn = NULL;
@@ -445,20 +479,8 @@ static int read_tables(lo_elf *e)
 
 	if (elf_getshdrnum(e->elf, &shnum) < 0)
 		return elf_fail(e, "section headers");
-	if (shnum == 0) {
-		GElf_Ehdr eh;
-
-		/* libelf counts none when the table lies past the end of the file */
-		if (gelf_getehdr(e->elf, &eh) && eh.e_shoff && eh.e_shnum &&
-		    eh.e_shoff >= e->size)
-			return lo_error_set(LO_EINVALID,
-					    "cannot read '%s': truncated: its section headers start at "
-					    "offset %llu, past the end of the file (%zu bytes)",
-					    e->name, (unsigned long long)eh.e_shoff, e->size);
-		return lo_error_set(LO_EINVALID,
-				    "cannot read '%s': no section headers (stripped with sstrip?)",
-				    e->name);
-	}
+	if (shnum == 0)
+		return no_sections(e);
 	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 
@@ -469,23 +491,10 @@ static int read_tables(lo_elf *e)
 			if ((err = read_dynamic(e, scn, &sh)) < 0)
 				return err;
 			break;
-		case SHT_DYNSYM: {
-			Elf_Data *d = elf_getdata(scn, NULL);
-
-			if (!d || !d->d_buf)
-				return elf_fail(e, "dynamic symbol table");
-			if (sh.sh_entsize != sizeof(Elf64_Sym) ||
-			    (uintptr_t)d->d_buf % _Alignof(Elf64_Sym) ||
-			    !in_image(e, d->d_buf, d->d_size))
-				return lo_error_set(LO_EINVALID,
-						    "cannot read dynamic symbol table of '%s': "
-						    "entries of %llu bytes, or misaligned", e->name,
-						    (unsigned long long)sh.sh_entsize);
-			e->dynsym = d->d_buf;
-			e->dynsym_count = d->d_size / sizeof(Elf64_Sym);
-			e->dynstr_index = sh.sh_link;
+		case SHT_DYNSYM:
+			if ((err = keep_dynsym(e, scn, &sh)) < 0)
+				return err;
 			break;
-		}
 		case SHT_GNU_versym: {
 			Elf_Data *d = elf_getdata(scn, NULL);
 
