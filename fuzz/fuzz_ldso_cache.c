@@ -1,5 +1,5 @@
 /*
- * fuzz_ldso_cache.c - the /etc/ld.so.cache reader (resolve.c) on arbitrary
+ * fuzz_ldso_cache.c - the /etc/ld.so.cache reader (ldconfig.c) on arbitrary
  * bytes, through lo_resolver_new as the scan calls it.
  */
 #include "common.h"

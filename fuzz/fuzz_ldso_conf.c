@@ -1,5 +1,5 @@
 /*
- * fuzz_ldso_conf.c - the ld.so.conf reader (resolve.c) on arbitrary text,
+ * fuzz_ldso_conf.c - the ld.so.conf reader (ldconfig.c) on arbitrary text,
  * through lo_resolver_new with no cache, as when /etc/ld.so.cache cannot
  * be read. `include` lines glob the real file system, so the input may
  * name any file; the reader must cope with whatever it opens.

@@ -128,3 +128,14 @@ void lo_buf_dispose(lo_buf *b)
 	b->ptr = NULL;
 	b->len = b->cap = 0;
 }
+
+void lo_strv_add_unique(char ***v, size_t *count, size_t *cap, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < *count; i++)
+		if (!strcmp((*v)[i], s))
+			return;
+	lo_array_grow(v, cap, *count + 1, sizeof(char *));
+	(*v)[(*count)++] = lo_xstrdup(s);
+}

@@ -36,6 +36,9 @@ void *lo_xrealloc(void *p, size_t n);
 char *lo_xstrdup(const char *s);
 char *lo_xstrndup(const char *s, size_t n);
 
+/* Append a copy of `s` to the *count strings of *v (room for *cap) unless it is there. */
+void lo_strv_add_unique(char ***v, size_t *count, size_t *cap, const char *s);
+
 /* Grow *arr (of *cap elements of `size` bytes) so that it holds `need`. */
 void lo_array_grow(void *arr, size_t *cap, size_t need, size_t size);
 

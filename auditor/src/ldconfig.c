@@ -1,0 +1,145 @@
+/*
+ * ldconfig.c - /etc/ld.so.cache and ld.so.conf (ldconfig.h).
+ *
+ * The cache is what ld.so reads; ld.so.conf only matters without one, and
+ * its `include` globs may reach any file of the system, so its reading is
+ * bounded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "leftover/buf.h"
+#include "leftover/error.h"
+#include "leftover/ldconfig.h"
+
+/*
+ * /etc/ld.so.cache in the format glibc 2.32+ writes ("glibc-ld.so.cache1.1"):
+ * a header, nlibs entries of 24 bytes, string offsets from the start of the
+ * file. Entries are ordered as ld.so prefers them; the first 64-bit libc6
+ * entry without a hwcap extension wins.
+ */
+int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t want)
+{
+	static const char magic[] = "glibc-ld.so.cache1.1";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const unsigned char *map;
+	uint32_t nlibs, i;
+	size_t size;
+
+	if (fd < 0)
+		return lo_error_set_errno(LO_ENOTFOUND, errno, "cannot open '%s'", path);
+	if (fstat(fd, &st) < 0 || st.st_size < 48 || st.st_size > (1 << 28)) {
+		close(fd);
+		return lo_error_set(LO_EINVALID, "'%s' has an unexpected size", path);
+	}
+	size = (size_t)st.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot map '%s'", path);
+	if (memcmp(map, magic, sizeof(magic) - 1) != 0) {
+		munmap((void *)map, size);
+		return lo_error_set(LO_EINVALID, "'%s' is not a glibc 2.32+ ld.so cache", path);
+	}
+	memcpy(&nlibs, map + 20, 4);
+	if (nlibs > (size - 48) / 24)
+		nlibs = 0;
+	for (i = 0; i < nlibs; i++) {
+		const unsigned char *ent = map + 48 + (size_t)i * 24;
+		int32_t flags;
+		uint32_t key, value;
+		uint64_t hwcap;
+		const char *k, *v;
+
+		memcpy(&flags, ent, 4);
+		memcpy(&key, ent + 4, 4);
+		memcpy(&value, ent + 8, 4);
+		memcpy(&hwcap, ent + 16, 8);
+		if (flags != want || (hwcap & (1ull << 62)) || key >= size || value >= size)
+			continue;
+		k = (const char *)map + key;
+		v = (const char *)map + value;
+		if (!memchr(k, '\0', size - key) || !memchr(v, '\0', size - value))
+			continue;
+		if (!lo_map_get(cache, k, NULL))
+			lo_map_put(cache, k, lo_xstrdup(v));
+	}
+	munmap((void *)map, size);
+	return 0;
+}
+
+/*
+ * Bounds on reading ld.so.conf, whose `include` globs may reach any file:
+ * only regular files, opened without blocking, at most 1 MiB of each, and
+ * at most 1,000 files in all, so a glob that hits /dev/zero, a FIFO or
+ * /proc/kmsg, or a file that includes itself twice (2^16 reads through 16
+ * levels), cannot hang the scan (found by fuzz/fuzz_ldso_conf).
+ */
+#define LO_LDCONF_MAX_BYTES (1 << 20)
+#define LO_LDCONF_MAX_FILES 1000
+
+/* ld.so.conf: one directory per line, '#' comments, `include GLOB` lines. */
+static void read_conf(char ***dirs, size_t *count, size_t *cap, const char *path, int depth,
+		      size_t *files)
+{
+	FILE *f;
+	char line[PATH_MAX + 16];
+	struct stat st;
+	size_t bytes = 0;
+	int fd;
+
+	if (depth > 16 || *files >= LO_LDCONF_MAX_FILES)
+		return;
+	++*files;
+	/* O_NONBLOCK: opening a FIFO, or reading /proc/kmsg, would block. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return;
+	}
+	while (bytes < LO_LDCONF_MAX_BYTES && fgets(line, sizeof(line), f)) {
+		char *s = line, *end;
+
+		bytes += strlen(line) + 1;
+		if ((end = strchr(s, '#')))
+			*end = '\0';
+		s += strspn(s, " \t");
+		end = s + strlen(s);
+		while (end > s && strchr(" \t\r\n", end[-1]))
+			*--end = '\0';
+		if (!*s)
+			continue;
+		if (!strncmp(s, "include", 7) && (s[7] == ' ' || s[7] == '\t')) {
+			glob_t g;
+			size_t i;
+
+			s += 8 + strspn(s + 8, " \t");
+			if (glob(s, 0, NULL, &g) == 0)
+				for (i = 0; i < g.gl_pathc; i++)
+					read_conf(dirs, count, cap, g.gl_pathv[i], depth + 1,
+						  files);
+			globfree(&g);
+		} else if (*s == '/') {
+			lo_strv_add_unique(dirs, count, cap, s);
+		}
+	}
+	fclose(f);
+}
+
+void lo_ldconfig_read_conf(char ***dirs, size_t *count, const char *path)
+{
+	size_t cap = *count, files = 0;
+
+	read_conf(dirs, count, &cap, path, 0, &files);
+}
