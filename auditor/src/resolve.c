@@ -50,105 +50,14 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
-#include "leftover/ldconfig.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
+#include "resolve_int.h"
 
-/* Debian's multiarch values of the loader's dynamic string tokens. */
-#define LO_DST_LIB "lib/x86_64-linux-gnu"
-#define LO_DST_PLATFORM "x86_64"
-/* The loader's compiled-in default directories (`ld.so --help`). */
-static const char *const default_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib",
-};
-/* ld.so.cache entry flags of a 64-bit x86-64 libc6 library. */
-#define LO_CACHE_FLAGS 0x0303
 /* More objects than this in one process is a hostile tree, not a build. */
 #define LO_MAX_OBJECTS 100000
 
 #define NONE ((size_t)-1)
-
-/*
- * The objects that provided every undefined symbol of one object in a load
- * where all of them bound. Binding only asks whether some other object in
- * the scope defines a symbol, so wherever all of these are in the scope the
- * object binds completely again: its symbols need not be looked up anew.
- */
-typedef struct binding {
-	size_t count;
-	const lo_elf *by[];
-} binding;
-
-/* One inode the resolver has parsed; shared by every path that names it. */
-typedef struct parsed {
-	lo_elf *elf;             /* owned */
-	_Atomic(binding *) bound; /* owned; NULL until some load bound it completely */
-	/* under the resolver's lock: see keep_memory_bounded */
-	size_t bytes;                /* lo_elf_table_bytes */
-	bool resident;               /* used since its pages were last released */
-	struct parsed *newer, *older; /* in the resolver's list of resident objects */
-} parsed;
-
-/*
- * The pages of the libraries that loads use stay in memory until released;
- * past a budget the least recently used are released, down to three
- * quarters of it, so memory grows with the largest libraries, not with the
- * tree. The libraries every load needs (a tree's own libLLVM, say) should
- * fit: released too soon they are read again and again (in the benchmark
- * tree they are 43 MB: a 32 MiB budget made the scan 1.5 times slower,
- * 16 MiB 2.7 times, measured when a release went down to half). So the
- * budget is this, or twice the largest object used so far, whichever is
- * more: one library larger than a fixed budget would otherwise be released
- * after every load that needs it.
- */
-#define LO_RESIDENT_BUDGET ((size_t)48 << 20)
-
-/* One file as the resolver has read it; cached by path. */
-typedef struct opened {
-	parsed *obj; /* NULL when it could not be read; owned by the inode map */
-	lo_elf *elf; /* obj->elf, or NULL */
-	int err;     /* 0, LO_ENOTELF, LO_EINVALID, or -errno-like LO_ERROR */
-	int errnum;  /* errno when the file could not be opened */
-	char *msg;   /* owned: why it could not be read */
-	bool ready;  /* set under the lock once the fields above are final */
-} opened;
-
-struct lo_resolver {
-	char **llp; /* LD_LIBRARY_PATH entries, owned */
-	size_t llp_count;
-	lo_map *cache;     /* ld.so.cache: name -> path (owned strings), ldconfig.h */
-	char **conf_dirs;  /* ld.so.conf directories, when there is no cache */
-	size_t conf_count;
-	char **defaults;
-	size_t default_count;
-	/*
-	 * The caches, shared by the scan's threads. An entry, once ready, never
-	 * changes, so only finding or making one needs the lock; files are
-	 * parsed outside it, and a thread asking for a file another thread is
-	 * still reading waits on `ready`.
-	 */
-	pthread_mutex_t lock;
-	pthread_cond_t ready;
-	lo_map *by_path;  /* path -> opened* */
-	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
-	size_t resident;  /* bytes of the parsed objects marked resident */
-	parsed *newest, *oldest; /* the resident ones, by last use */
-	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
-	size_t largest;   /* bytes of the largest object marked resident so far */
-};
-
-/* One object in the simulated process. */
-typedef struct lobj {
-	const lo_elf *elf;  /* borrowed from the resolver */
-	parsed *obj;        /* the resolver's entry for elf */
-	const char *path;   /* as opened */
-	const char *origin; /* what $ORIGIN expands to for it */
-	const char *name;   /* the name it was asked for under */
-	size_t loader;      /* the object that asked for it, NONE for the first */
-	size_t depth;
-	/* lo_elf_gnu_hash of name and soname (0 without one), compared before the strings */
-	uint32_t name_hash, soname_hash;
-} lobj;
 
 /* A process being built: the host's objects, then those a dlopen adds. */
 typedef struct proc {
@@ -229,228 +138,6 @@ static bool host_may_define(const proc *p, uint32_t hash)
 	       (p->host_names[(hash % LO_HOST_BITS) / 64] & (1ull << (hash % 64))) != 0;
 }
 
-int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
-{
-	lo_resolver *r = lo_xcalloc(1, sizeof(*r));
-	size_t i, cap = 0;
-	const char *cache = opts && opts->ldso_cache ? opts->ldso_cache : "/etc/ld.so.cache";
-	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
-
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_cond_init(&r->ready, NULL);
-	r->by_path = lo_map_new();
-	r->by_inode = lo_map_new();
-	r->cache = lo_map_new();
-	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
-	for (i = 0; opts && i < opts->library_path_count; i++)
-		if (opts->library_path[i][0])
-			lo_strv_add_unique(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
-	if ((!*cache || lo_ldconfig_read_cache(r->cache, cache, LO_CACHE_FLAGS) < 0) && *conf)
-		lo_ldconfig_read_conf(&r->conf_dirs, &r->conf_count, conf);
-	cap = 0;
-	if (opts && opts->default_dirs) {
-		for (i = 0; i < opts->default_dirs_count; i++)
-			lo_strv_add_unique(&r->defaults, &r->default_count, &cap, opts->default_dirs[i]);
-	} else {
-		for (i = 0; i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
-			lo_strv_add_unique(&r->defaults, &r->default_count, &cap, default_dirs[i]);
-	}
-	lo_error_clear();
-	*out = r;
-	return 0;
-}
-
-static void free_opened(void *v)
-{
-	opened *o = v;
-
-	free(o->msg);
-	free(o);
-}
-
-static void free_parsed(void *v)
-{
-	parsed *o = v;
-
-	lo_elf_free(o->elf);
-	free(atomic_load(&o->bound));
-	free(o);
-}
-
-static void free_strv(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void lo_resolver_free(lo_resolver *r)
-{
-	if (!r)
-		return;
-	free_strv(r->llp, r->llp_count);
-	free_strv(r->conf_dirs, r->conf_count);
-	free_strv(r->defaults, r->default_count);
-	lo_map_free(r->cache, free);
-	lo_map_free(r->by_path, free_opened);
-	lo_map_free(r->by_inode, free_parsed);
-	pthread_cond_destroy(&r->ready);
-	pthread_mutex_destroy(&r->lock);
-	free(r);
-}
-
-static void inode_key(char *key, size_t size, dev_t dev, ino_t ino)
-{
-	snprintf(key, size, "%llu:%llu", (unsigned long long)dev, (unsigned long long)ino);
-}
-
-/*
- * Read the file at `path` into `o`, outside the lock; the same inode under
- * two paths is one object (checked again under the lock, since another
- * thread may have parsed it meanwhile under its other name).
- */
-static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
-{
-	struct stat st;
-	char key[64];
-	parsed *found;
-	lo_elf *e;
-	int rc, tries = 0;
-
-	/* EINTR (a signal handled without SA_RESTART) says nothing of the file */
-	do
-		rc = stat(path, &st);
-	while (rc < 0 && errno == EINTR && ++tries < 64);
-	if (rc < 0) {
-		o->err = LO_ERROR;
-		o->errnum = errno;
-		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", path);
-		o->msg = lo_xstrdup(lo_error_last());
-		return;
-	}
-	inode_key(key, sizeof(key), st.st_dev, st.st_ino);
-	pthread_mutex_lock(&r->lock);
-	found = lo_map_get(r->by_inode, key, NULL);
-	pthread_mutex_unlock(&r->lock);
-	if (found) {
-		o->obj = found;
-		return;
-	}
-	o->err = lo_elf_open(&e, AT_FDCWD, path, path, true);
-	if (o->err < 0) {
-		o->errnum = errno;
-		o->msg = lo_xstrdup(lo_error_last());
-		return;
-	}
-	/* the file may have been replaced since the stat: key it by what was read */
-	inode_key(key, sizeof(key), lo_elf_dev(e), lo_elf_ino(e));
-	pthread_mutex_lock(&r->lock);
-	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
-		found = lo_xcalloc(1, sizeof(*found));
-		found->elf = e;
-		found->bytes = lo_elf_table_bytes(e);
-		e = NULL;
-		lo_map_put(r->by_inode, key, found);
-	}
-	pthread_mutex_unlock(&r->lock);
-	lo_elf_free(e);
-	o->obj = found;
-}
-
-/*
- * The file at `path`, read once per run. The first thread to ask reads it;
- * the others wait for that, not for every other file being read.
- */
-static const opened *resolver_open(lo_resolver *r, const char *path)
-{
-	opened *o;
-
-	pthread_mutex_lock(&r->lock);
-	if ((o = lo_map_get(r->by_path, path, NULL))) {
-		while (!o->ready)
-			pthread_cond_wait(&r->ready, &r->lock);
-		pthread_mutex_unlock(&r->lock);
-		return o;
-	}
-	o = lo_xcalloc(1, sizeof(*o));
-	lo_map_put(r->by_path, path, o);
-	pthread_mutex_unlock(&r->lock);
-
-	resolver_read_into(r, path, o);
-	o->elf = o->obj ? o->obj->elf : NULL;
-	pthread_mutex_lock(&r->lock);
-	o->ready = true;
-	pthread_cond_broadcast(&r->ready);
-	pthread_mutex_unlock(&r->lock);
-	return o;
-}
-
-int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
-{
-	const opened *o = resolver_open(r, path);
-
-	*out = o->elf;
-	if (o->elf)
-		return 0;
-	return lo_error_set(o->err, "%s", o->msg);
-}
-
-/* ---- paths ----------------------------------------------------------- */
-
-static char *dirname_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return lo_xstrdup(".");
-	if (slash == path)
-		return lo_xstrdup("/");
-	return lo_xstrndup(path, (size_t)(slash - path));
-}
-
-char *lo_resolve_expand_dst(const char *entry, const char *origin)
-{
-	static const struct {
-		const char *name;
-	} tokens[] = { { "ORIGIN" }, { "LIB" }, { "PLATFORM" } };
-	lo_buf b = LO_BUF_INIT;
-	const char *s = entry;
-
-	while (*s) {
-		size_t i, len = 0;
-		bool braced = s[0] == '$' && s[1] == '{';
-		const char *value = NULL;
-
-		if (*s != '$') {
-			lo_buf_putc(&b, *s++);
-			continue;
-		}
-		for (i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
-			size_t n = strlen(tokens[i].name);
-			const char *t = s + 1 + braced;
-
-			if (strncmp(t, tokens[i].name, n))
-				continue;
-			if (braced ? t[n] != '}' : (t[n] == '_' || (t[n] >= 'A' && t[n] <= 'Z') ||
-						    (t[n] >= 'a' && t[n] <= 'z') ||
-						    (t[n] >= '0' && t[n] <= '9')))
-				continue;
-			len = 1 + braced + n + braced;
-			value = i == 0 ? origin : i == 1 ? LO_DST_LIB : LO_DST_PLATFORM;
-			break;
-		}
-		if (!value) { /* not a token ld.so knows: kept as written */
-			lo_buf_putc(&b, *s++);
-			continue;
-		}
-		lo_buf_puts(&b, value);
-		s += len;
-	}
-	return lo_buf_detach(&b);
-}
-
 /* ---- mapping ----------------------------------------------------------- */
 
 static void add_problem(proc *p, lo_problem_kind kind, const char *object, const char *symbol,
@@ -497,7 +184,7 @@ enum try_result { TRY_FOUND, TRY_NEXT, TRY_FATAL };
 static enum try_result try_file(proc *p, const char *path, const opened **found, lo_buf *tried,
 				char **fatal)
 {
-	const opened *o = resolver_open(p->r, path);
+	const opened *o = lo_resolver_open(p->r, path);
 	const lo_elf *e = o->elf;
 
 	if (!e && o->err == LO_ERROR && (o->errnum == ENOENT || o->errnum == ENOTDIR ||
@@ -718,7 +405,7 @@ static size_t add_object(proc *p, const opened *f, const char *path, const char 
 	o->elf = f->elf;
 	o->obj = f->obj;
 	o->path = keep_dup(p, path);
-	o->origin = origin ? keep_dup(p, origin) : keep(p, dirname_of(path));
+	o->origin = origin ? keep_dup(p, origin) : keep(p, lo_resolve_dirname(path));
 	o->name = name ? keep_dup(p, name) : o->path;
 	o->name_hash = lo_elf_gnu_hash(o->name);
 	o->soname_hash = lo_elf_soname(f->elf) ? lo_elf_gnu_hash(lo_elf_soname(f->elf)) : 0;
@@ -978,72 +665,6 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 	free(order);
 }
 
-/* ---- memory --------------------------------------------------------------- */
-
-static void resident_unlink(lo_resolver *r, parsed *o)
-{
-	if (!o->resident)
-		return;
-	*(o->newer ? &o->newer->older : &r->newest) = o->older;
-	*(o->older ? &o->older->newer : &r->oldest) = o->newer;
-	o->newer = o->older = NULL;
-	o->resident = false;
-	r->resident -= o->bytes;
-}
-
-/* Mark o as used by a load, at the newest end of the list or, when `last`, the oldest. */
-static void resident_touch(lo_resolver *r, parsed *o, bool last)
-{
-	resident_unlink(r, o);
-	o->resident = true;
-	r->resident += o->bytes;
-	if (o->bytes > r->largest)
-		r->largest = o->bytes;
-	if (last) {
-		o->older = NULL;
-		o->newer = r->oldest;
-		*(r->oldest ? &r->oldest->older : &r->newest) = o;
-		r->oldest = o;
-	} else {
-		o->newer = NULL;
-		o->older = r->newest;
-		*(r->newest ? &r->newest->newer : &r->oldest) = o;
-		r->newest = o;
-	}
-}
-
-/*
- * After a load: its libraries are marked as used now, the dlopen()ed
- * object as used before all others (most candidates are read once and
- * needed by nothing after: they go first); past the budget, the ones
- * unused longest are released, together (lo_elf_release_many: one TLB
- * shootdown, not one each) and outside the lock. A released page comes
- * back from the page cache when read again, so a thread that touches one
- * meanwhile only reads it again. The host's objects, read by every load,
- * are never released.
- */
-static void keep_memory_bounded(lo_resolver *r, const proc *p)
-{
-	const lo_elf **release = NULL;
-	size_t i, n = 0, cap = 0, budget;
-
-	pthread_mutex_lock(&r->lock);
-	for (i = p->first_new; i < p->count; i++)
-		if (p->objs[i].obj)
-			resident_touch(r, p->objs[i].obj, i == p->first_new);
-	budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
-	if (r->resident > budget) {
-		while (r->oldest && r->resident > budget / 4 * 3) {
-			lo_array_grow(&release, &cap, n + 1, sizeof(*release));
-			release[n++] = r->oldest->elf;
-			resident_unlink(r, r->oldest);
-		}
-	}
-	pthread_mutex_unlock(&r->lock);
-	lo_elf_release_many(release, n);
-	free(release);
-}
-
 /* ---- hosts ------------------------------------------------------------- */
 
 int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
@@ -1057,7 +678,7 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 	p->r = r;
 	p->main = NONE;
 	if (program) {
-		const opened *o = resolver_open(r, program);
+		const opened *o = lo_resolver_open(r, program);
 		char *real, *origin;
 
 		if (!o->elf) {
@@ -1074,7 +695,7 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 		}
 		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
 		real = realpath(program, NULL);
-		origin = dirname_of(real ? real : program);
+		origin = lo_resolve_dirname(real ? real : program);
 		p->main = add_object(p, o, program, origin, NULL, NONE);
 		free(real);
 		free(origin);
@@ -1154,7 +775,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	p->count = p->first_new = host->p.count;
 	*out = l;
 
-	o = resolver_open(r, path);
+	o = lo_resolver_open(r, path);
 	if (!o->elf) {
 		add_problem(p, LO_PROBLEM_UNREADABLE, keep_dup(p, path), NULL, NULL, NULL,
 			    lo_xstrdup(o->msg));
@@ -1186,7 +807,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	trace_object(p, path, path, NONE, LO_VIA_CANDIDATE, NULL, NULL, 0);
 	if (!map_closure(p, p->first_new) && !check_versions(p))
 		bind_symbols(p, filter, filter_payload);
-	keep_memory_bounded(r, p);
+	lo_resolver_keep_bounded(r, p->objs + p->first_new, p->count - p->first_new);
 	return 0;
 }
 

@@ -1,0 +1,135 @@
+/*
+ * resolve_int.h - private to the loader model: the resolver's shared file
+ * cache (resolver.c), paths as the loader spells them (resolve_path.c), and
+ * the search, mapping and binding that use them (resolve.c).
+ *
+ * resolver.c owns reading each file once per scan for every thread, the
+ * parsed objects shared by the paths that name one inode, and keeping
+ * their memory within a budget. resolve.c owns what ld.so does with them.
+ * The target's values (the one target modelled: glibc on x86-64) are the
+ * block below, in one place.
+ */
+#ifndef LEFTOVER_RESOLVE_INT_H
+#define LEFTOVER_RESOLVE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "leftover/elf.h"
+#include "leftover/map.h"
+#include "leftover/resolve.h"
+
+/* ---- the target ---- */
+
+/* Debian's multiarch values of the loader's dynamic string tokens. */
+#define LO_DST_LIB "lib/x86_64-linux-gnu"
+#define LO_DST_PLATFORM "x86_64"
+/* The loader's compiled-in default directories (`ld.so --help`), in order. */
+#define LO_DEFAULT_DIRS "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib"
+/* ld.so.cache entry flags of a 64-bit x86-64 libc6 library. */
+#define LO_CACHE_FLAGS 0x0303
+
+/* ---- the resolver ---- */
+
+/*
+ * The objects that provided every undefined symbol of one object in a load
+ * where all of them bound. Binding only asks whether some other object in
+ * the scope defines a symbol, so wherever all of these are in the scope the
+ * object binds completely again: its symbols need not be looked up anew.
+ */
+typedef struct binding {
+	size_t count;
+	const lo_elf *by[];
+} binding;
+
+/* One inode the resolver has parsed; shared by every path that names it. */
+typedef struct parsed {
+	lo_elf *elf;             /* owned */
+	_Atomic(binding *) bound; /* owned; NULL until some load bound it completely */
+	/* under the resolver's lock: see keep_memory_bounded */
+	size_t bytes;                /* lo_elf_table_bytes */
+	bool resident;               /* used since its pages were last released */
+	struct parsed *newer, *older; /* in the resolver's list of resident objects */
+} parsed;
+
+/*
+ * The pages of the libraries that loads use stay in memory until released;
+ * past a budget the least recently used are released, down to three
+ * quarters of it, so memory grows with the largest libraries, not with the
+ * tree. The libraries every load needs (a tree's own libLLVM, say) should
+ * fit: released too soon they are read again and again (in the benchmark
+ * tree they are 43 MB: a 32 MiB budget made the scan 1.5 times slower,
+ * 16 MiB 2.7 times, measured when a release went down to half). So the
+ * budget is this, or twice the largest object used so far, whichever is
+ * more: one library larger than a fixed budget would otherwise be released
+ * after every load that needs it.
+ */
+#define LO_RESIDENT_BUDGET ((size_t)48 << 20)
+
+/* One file as the resolver has read it; cached by path. */
+typedef struct opened {
+	parsed *obj; /* NULL when it could not be read; owned by the inode map */
+	lo_elf *elf; /* obj->elf, or NULL */
+	int err;     /* 0, LO_ENOTELF, LO_EINVALID, or -errno-like LO_ERROR */
+	int errnum;  /* errno when the file could not be opened */
+	char *msg;   /* owned: why it could not be read */
+	bool ready;  /* set under the lock once the fields above are final */
+} opened;
+
+struct lo_resolver {
+	char **llp; /* LD_LIBRARY_PATH entries, owned */
+	size_t llp_count;
+	lo_map *cache;     /* ld.so.cache: name -> path (owned strings), ldconfig.h */
+	char **conf_dirs;  /* ld.so.conf directories, when there is no cache */
+	size_t conf_count;
+	char **defaults;
+	size_t default_count;
+	/*
+	 * The caches, shared by the scan's threads. An entry, once ready, never
+	 * changes, so only finding or making one needs the lock; files are
+	 * parsed outside it, and a thread asking for a file another thread is
+	 * still reading waits on `ready`.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t ready;
+	lo_map *by_path;  /* path -> opened* */
+	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
+	size_t resident;  /* bytes of the parsed objects marked resident */
+	parsed *newest, *oldest; /* the resident ones, by last use */
+	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
+	size_t largest;   /* bytes of the largest object marked resident so far */
+};
+
+/* One object in the simulated process. */
+typedef struct lobj {
+	const lo_elf *elf;  /* borrowed from the resolver */
+	parsed *obj;        /* the resolver's entry for elf */
+	const char *path;   /* as opened */
+	const char *origin; /* what $ORIGIN expands to for it */
+	const char *name;   /* the name it was asked for under */
+	size_t loader;      /* the object that asked for it, NONE for the first */
+	size_t depth;
+	/* lo_elf_gnu_hash of name and soname (0 without one), compared before the strings */
+	uint32_t name_hash, soname_hash;
+} lobj;
+
+/* The directory `path` is in ("." for a bare name, "/" for the root's files), owned. */
+char *lo_resolve_dirname(const char *path);
+
+/*
+ * The file at `path` as the resolver has read it: read on first use (by
+ * one thread; others asking meanwhile wait), then the same entry for every
+ * later ask. Never NULL.
+ */
+const opened *lo_resolver_open(lo_resolver *r, const char *path);
+
+/*
+ * After a load of objs[0] with its libraries objs[1..n-1] (those a dlopen
+ * added): mark them used and release the least recently used past the
+ * budget.
+ */
+void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t n);
+
+#endif

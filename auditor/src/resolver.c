@@ -1,0 +1,256 @@
+/*
+ * resolver.c - the loader model's file cache (resolve_int.h).
+ *
+ * A scan asks for the same libraries thousands of times from several
+ * threads: each file is read once, each inode parsed once whatever path
+ * names it, and the parsed tables stay mapped only while memory allows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "leftover/buf.h"
+#include "leftover/error.h"
+#include "leftover/ldconfig.h"
+#include "resolve_int.h"
+
+int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
+{
+	lo_resolver *r = lo_xcalloc(1, sizeof(*r));
+	size_t i, cap = 0;
+	const char *cache = opts && opts->ldso_cache ? opts->ldso_cache : "/etc/ld.so.cache";
+	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
+
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->ready, NULL);
+	r->by_path = lo_map_new();
+	r->by_inode = lo_map_new();
+	r->cache = lo_map_new();
+	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
+	for (i = 0; opts && i < opts->library_path_count; i++)
+		if (opts->library_path[i][0])
+			lo_strv_add_unique(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
+	if ((!*cache || lo_ldconfig_read_cache(r->cache, cache, LO_CACHE_FLAGS) < 0) && *conf)
+		lo_ldconfig_read_conf(&r->conf_dirs, &r->conf_count, conf);
+	cap = 0;
+	if (opts && opts->default_dirs) {
+		for (i = 0; i < opts->default_dirs_count; i++)
+			lo_strv_add_unique(&r->defaults, &r->default_count, &cap, opts->default_dirs[i]);
+	} else {
+		static const char *const default_dirs[] = { LO_DEFAULT_DIRS };
+
+		for (i = 0; i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
+			lo_strv_add_unique(&r->defaults, &r->default_count, &cap, default_dirs[i]);
+	}
+	lo_error_clear();
+	*out = r;
+	return 0;
+}
+
+static void free_opened(void *v)
+{
+	opened *o = v;
+
+	free(o->msg);
+	free(o);
+}
+
+static void free_parsed(void *v)
+{
+	parsed *o = v;
+
+	lo_elf_free(o->elf);
+	free(atomic_load(&o->bound));
+	free(o);
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void lo_resolver_free(lo_resolver *r)
+{
+	if (!r)
+		return;
+	free_strv(r->llp, r->llp_count);
+	free_strv(r->conf_dirs, r->conf_count);
+	free_strv(r->defaults, r->default_count);
+	lo_map_free(r->cache, free);
+	lo_map_free(r->by_path, free_opened);
+	lo_map_free(r->by_inode, free_parsed);
+	pthread_cond_destroy(&r->ready);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+static void inode_key(char *key, size_t size, dev_t dev, ino_t ino)
+{
+	snprintf(key, size, "%llu:%llu", (unsigned long long)dev, (unsigned long long)ino);
+}
+
+/*
+ * Read the file at `path` into `o`, outside the lock; the same inode under
+ * two paths is one object (checked again under the lock, since another
+ * thread may have parsed it meanwhile under its other name).
+ */
+static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
+{
+	struct stat st;
+	char key[64];
+	parsed *found;
+	lo_elf *e;
+	int rc, tries = 0;
+
+	/* EINTR (a signal handled without SA_RESTART) says nothing of the file */
+	do
+		rc = stat(path, &st);
+	while (rc < 0 && errno == EINTR && ++tries < 64);
+	if (rc < 0) {
+		o->err = LO_ERROR;
+		o->errnum = errno;
+		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", path);
+		o->msg = lo_xstrdup(lo_error_last());
+		return;
+	}
+	inode_key(key, sizeof(key), st.st_dev, st.st_ino);
+	pthread_mutex_lock(&r->lock);
+	found = lo_map_get(r->by_inode, key, NULL);
+	pthread_mutex_unlock(&r->lock);
+	if (found) {
+		o->obj = found;
+		return;
+	}
+	o->err = lo_elf_open(&e, AT_FDCWD, path, path, true);
+	if (o->err < 0) {
+		o->errnum = errno;
+		o->msg = lo_xstrdup(lo_error_last());
+		return;
+	}
+	/* the file may have been replaced since the stat: key it by what was read */
+	inode_key(key, sizeof(key), lo_elf_dev(e), lo_elf_ino(e));
+	pthread_mutex_lock(&r->lock);
+	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
+		found = lo_xcalloc(1, sizeof(*found));
+		found->elf = e;
+		found->bytes = lo_elf_table_bytes(e);
+		e = NULL;
+		lo_map_put(r->by_inode, key, found);
+	}
+	pthread_mutex_unlock(&r->lock);
+	lo_elf_free(e);
+	o->obj = found;
+}
+
+/*
+ * The file at `path`, read once per run. The first thread to ask reads it;
+ * the others wait for that, not for every other file being read.
+ */
+const opened *lo_resolver_open(lo_resolver *r, const char *path)
+{
+	opened *o;
+
+	pthread_mutex_lock(&r->lock);
+	if ((o = lo_map_get(r->by_path, path, NULL))) {
+		while (!o->ready)
+			pthread_cond_wait(&r->ready, &r->lock);
+		pthread_mutex_unlock(&r->lock);
+		return o;
+	}
+	o = lo_xcalloc(1, sizeof(*o));
+	lo_map_put(r->by_path, path, o);
+	pthread_mutex_unlock(&r->lock);
+
+	resolver_read_into(r, path, o);
+	o->elf = o->obj ? o->obj->elf : NULL;
+	pthread_mutex_lock(&r->lock);
+	o->ready = true;
+	pthread_cond_broadcast(&r->ready);
+	pthread_mutex_unlock(&r->lock);
+	return o;
+}
+
+int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
+{
+	const opened *o = lo_resolver_open(r, path);
+
+	*out = o->elf;
+	if (o->elf)
+		return 0;
+	return lo_error_set(o->err, "%s", o->msg);
+}
+
+/* ---- memory --------------------------------------------------------------- */
+
+static void resident_unlink(lo_resolver *r, parsed *o)
+{
+	if (!o->resident)
+		return;
+	*(o->newer ? &o->newer->older : &r->newest) = o->older;
+	*(o->older ? &o->older->newer : &r->oldest) = o->newer;
+	o->newer = o->older = NULL;
+	o->resident = false;
+	r->resident -= o->bytes;
+}
+
+/* Mark o as used by a load, at the newest end of the list or, when `last`, the oldest. */
+static void resident_touch(lo_resolver *r, parsed *o, bool last)
+{
+	resident_unlink(r, o);
+	o->resident = true;
+	r->resident += o->bytes;
+	if (o->bytes > r->largest)
+		r->largest = o->bytes;
+	if (last) {
+		o->older = NULL;
+		o->newer = r->oldest;
+		*(r->oldest ? &r->oldest->older : &r->newest) = o;
+		r->oldest = o;
+	} else {
+		o->newer = NULL;
+		o->older = r->newest;
+		*(r->newest ? &r->newest->newer : &r->oldest) = o;
+		r->newest = o;
+	}
+}
+
+/*
+ * After a load: its libraries are marked as used now, the dlopen()ed
+ * object as used before all others (most candidates are read once and
+ * needed by nothing after: they go first); past the budget, the ones
+ * unused longest are released, together (lo_elf_release_many: one TLB
+ * shootdown, not one each) and outside the lock. A released page comes
+ * back from the page cache when read again, so a thread that touches one
+ * meanwhile only reads it again. The host's objects, read by every load,
+ * are never released.
+ */
+void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
+{
+	const lo_elf **release = NULL;
+	size_t i, n = 0, cap = 0, budget;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < count; i++)
+		if (objs[i].obj)
+			resident_touch(r, objs[i].obj, i == 0);
+	budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
+	if (r->resident > budget) {
+		while (r->oldest && r->resident > budget / 4 * 3) {
+			lo_array_grow(&release, &cap, n + 1, sizeof(*release));
+			release[n++] = r->oldest->elf;
+			resident_unlink(r, r->oldest);
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	lo_elf_release_many(release, n);
+	free(release);
+}
