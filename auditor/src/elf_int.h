@@ -1,0 +1,107 @@
+/*
+ * elf_int.h - private to the elf module: one object as elf.c reads it and
+ * elf_lookup.c looks symbols up in it.
+ *
+ * elf.c owns opening, checking and keeping the tables (every count, index
+ * and offset checked before it is followed); elf_lookup.c owns finding a
+ * definition the way glibc's do_lookup_x and check_match do, through the
+ * object's own hash table.
+ */
+#ifndef LEFTOVER_ELF_INT_H
+#define LEFTOVER_ELF_INT_H
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "leftover/elf.h"
+#include "leftover/fmap.h"
+
+/* Iteration cap for any chain read from the file, against loops. */
+#define LO_ELF_MAX_CHAIN 1000000
+
+/* The versions an object defines, indexed by vd_ndx; NULL for the base. */
+typedef struct {
+	const char **names;
+	size_t count;
+} verdef_table;
+
+/* What a version index used by an undefined symbol stands for. */
+typedef struct {
+	const char *file;
+	const char *name;
+	bool hidden;
+} verneed_index;
+
+struct lo_elf {
+	char *name;   /* owned */
+	lo_fmap *map; /* owned: the file, read-only; every borrowed string points into it */
+	char *image;  /* its data */
+	size_t size;
+	Elf *elf;    /* libelf's view of image while lo_elf_open reads it, then NULL */
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
+	int class, data, machine, type;
+	bool native, pie, nodeflib;
+
+	const char *soname, *rpath, *runpath;
+	const char **needed; /* owned array of borrowed strings */
+	size_t needed_count;
+
+	/*
+	 * The dynamic symbol table and its strings, read in place: a lookup
+	 * is a few loads, not a libelf call per symbol (gelf_getsym and
+	 * elf_strptr were a sixth of a scan's instructions). Only objects of
+	 * the host's class get here, so the entries are Elf64_Sym.
+	 */
+	const Elf64_Sym *dynsym; /* dynsym_count entries, or NULL */
+	size_t dynsym_count;
+	size_t dynstr_index; /* section index of its string table */
+	const char *dynstr;  /* the string table, ending in a NUL */
+	size_t dynstr_size;
+	const GElf_Versym *versym; /* dynsym_count entries, or NULL */
+
+	/* DT_GNU_HASH words (bloom filter, buckets, chains), or DT_HASH. */
+	const uint32_t *gnu_hash;
+	size_t gnu_hash_words;
+	const uint32_t *sysv_hash;
+	size_t sysv_hash_words;
+	/*
+	 * The GNU hash table's header, checked once at open: a scan looks
+	 * up millions of symbols, most of them refused by the bloom filter,
+	 * which should cost a few loads each.
+	 */
+	struct {
+		bool usable;
+		uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
+		const unsigned char *bloom; /* 8-byte words, 4-byte aligned only */
+		const uint32_t *buckets, *chain;
+		size_t chain_words;
+	} gnu;
+
+	verdef_table verdefs;
+	lo_elf_verneed *verneeds; /* owned */
+	size_t verneed_count;
+	/*
+	 * The undefined symbols are counted here and read from the table
+	 * again on each lo_elf_undef_next, not kept: a scan keeps every object
+	 * it parsed, and their arrays (12 bytes a symbol, 20 MB at the
+	 * benchmark's scale 4) were most of what made its memory grow with
+	 * the tree, for objects bound about once each.
+	 */
+	size_t undef_count;
+	size_t undef_end; /* one past the last undefined dynamic symbol */
+	verneed_index *vindex; /* owned; by version index of an undefined symbol */
+	size_t vindex_count;
+};
+
+/* The string at `off` of the dynamic string table, or NULL past its end. */
+static inline const char *lo_elf_dynstr(const lo_elf *e, size_t off)
+{
+	return off < e->dynstr_size ? e->dynstr + off : NULL;
+}
+
+#endif
