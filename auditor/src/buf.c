@@ -139,3 +139,12 @@ void lo_strv_add_unique(char ***v, size_t *count, size_t *cap, const char *s)
 	lo_array_grow(v, cap, *count + 1, sizeof(char *));
 	(*v)[(*count)++] = lo_xstrdup(s);
 }
+
+void lo_strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

@@ -456,15 +456,6 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, unsigned flags)
 	return 0;
 }
 
-static void free_strings(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void lo_buildsys_free(lo_buildsys *bs)
 {
 	size_t i;
@@ -474,9 +465,9 @@ void lo_buildsys_free(lo_buildsys *bs)
 	for (i = 0; i < bs->tree_count; i++)
 		tree_free(bs->trees[i]);
 	free(bs->trees);
-	free_strings(bs->clean_lists, bs->clean_count);
-	free_strings(bs->notes, bs->note_count);
-	free_strings(bs->orphans, bs->orphan_count);
+	lo_strv_free(bs->clean_lists, bs->clean_count);
+	lo_strv_free(bs->notes, bs->note_count);
+	lo_strv_free(bs->orphans, bs->orphan_count);
 	for (i = 0; i < bs->cand_count; i++)
 		free(bs->cands[i].rel);
 	free(bs->cands);

@@ -69,22 +69,13 @@ static void free_parsed(void *v)
 	free(o);
 }
 
-static void free_strv(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void lo_resolver_free(lo_resolver *r)
 {
 	if (!r)
 		return;
-	free_strv(r->llp, r->llp_count);
-	free_strv(r->conf_dirs, r->conf_count);
-	free_strv(r->defaults, r->default_count);
+	lo_strv_free(r->llp, r->llp_count);
+	lo_strv_free(r->conf_dirs, r->conf_count);
+	lo_strv_free(r->defaults, r->default_count);
 	lo_map_free(r->cache, free);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);

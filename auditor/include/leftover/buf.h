@@ -39,6 +39,9 @@ char *lo_xstrndup(const char *s, size_t n);
 /* Append a copy of `s` to the *count strings of *v (room for *cap) unless it is there. */
 void lo_strv_add_unique(char ***v, size_t *count, size_t *cap, const char *s);
 
+/* Free the n strings of v and v itself. */
+void lo_strv_free(char **v, size_t n);
+
 /* Grow *arr (of *cap elements of `size` bytes) so that it holds `need`. */
 void lo_array_grow(void *arr, size_t *cap, size_t need, size_t size);
 
