@@ -103,19 +103,48 @@ static void print_symbols(const lo_load *load, const char *file)
 	}
 }
 
+static bool object_needs(const char *glob, void *payload)
+{
+	return lo_elf_needs(payload, glob);
+}
+
+/*
+ * The [host] of the rules that takes the file at abs, as a scan of its
+ * build tree (or of / outside one) would find it, or NULL.
+ */
+static const lo_rules_host *ruled_host(const lo_cli_opts *o, const char *abs, const lo_elf *e)
+{
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	char *base = lo_buildsys_base_of(dir);
+	const char *rel = base && !strncmp(abs, base, strlen(base)) && abs[strlen(base)] == '/'
+				  ? abs + strlen(base) + 1
+				  : abs + 1;
+	const lo_rules_host *h = lo_rules_host_of(o->rules, rel, object_needs, (void *)e);
+
+	free(base);
+	free(dir);
+	return h;
+}
+
 /*
  * The program that loads the file at abs, as the scan picks it: the
- * interpreter for a Python extension, --host for another object, or NULL
- * (a plain C program); a shim is followed (hosts.h) and said so. Returns
- * 0, or -1 after printing the error.
+ * program of a [host] rule that takes it, unless --python or --host names
+ * one; the interpreter for a Python extension; --host for another object;
+ * else NULL (a plain C program). A shim is followed (hosts.h) and said so.
+ * Returns 0, or -1 after printing the error.
  */
-static int host_program(char **out, const lo_cli_opts *o, const char *abs, lo_kind kind)
+static int host_program(char **out, const lo_cli_opts *o, const char *abs, const lo_elf *e,
+			lo_kind kind)
 {
+	const lo_rules_host *ruled = ruled_host(o, abs, e);
+	const char *given = kind == LO_KIND_PYTHON_EXTENSION ? o->scan.python : o->scan.host;
 	lo_hosts_program *real;
 	char *dir, *program = NULL;
 
 	*out = NULL;
-	if (kind == LO_KIND_PYTHON_EXTENSION) {
+	if (ruled && lo_rules_host_program(ruled) && !given) {
+		program = lo_xstrdup(lo_rules_host_program(ruled));
+	} else if (kind == LO_KIND_PYTHON_EXTENSION) {
 		dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 		program = lo_hosts_python_for(o->scan.python, dir);
 		free(dir);
@@ -145,7 +174,7 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, lo_ki
 int lo_cmd_explain(int argc, char **argv)
 {
 	lo_cli_opts o;
-	char *abs = NULL, *named = NULL, *symbol = NULL;
+	char *abs = NULL, *dir = NULL, *named = NULL, *symbol = NULL;
 	bool verbose = false;
 	lo_explain *records = NULL;
 	lo_buf summary = LO_BUF_INIT;
@@ -192,7 +221,9 @@ int lo_cmd_explain(int argc, char **argv)
 		goto out;
 	}
 	kind = lo_scan_kind_of(e, abs);
-	if (host_program(&program, &o, abs, kind) < 0)
+	/* the rules of the file's own tree: they may name the program that loads it */
+	dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind) < 0)
 		goto out;
 	if (lo_host_new(&host, r, program) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
@@ -218,6 +249,7 @@ out:
 	lo_host_free(host);
 	lo_resolver_free(r);
 	free(program);
+	free(dir);
 	free(abs);
 	lo_cli_opts_dispose(&o);
 	return rc;

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -626,6 +627,22 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 	*cursor = e->dynsym_count;
 	return false;
 }
+bool lo_elf_needs(const lo_elf *e, const char *glob)
+{
+	size_t i, n = strcspn(glob, "*?[\\");
+	bool prefix = glob[n] == '*' && !glob[n + 1];
+
+	for (i = 1; i < e->undef_end; i++) {
+		const char *name;
+
+		if (!is_undef(&e->dynsym[i]) || !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)))
+			continue;
+		if (prefix ? !strncmp(name, glob, n) : fnmatch(glob, name, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
 size_t lo_elf_verneed_count(const lo_elf *e) { return e->verneed_count; }
 const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i) { return i < e->verneed_count ? &e->verneeds[i] : NULL; }
 bool lo_elf_has_versym(const lo_elf *e) { return e->versym != NULL; }

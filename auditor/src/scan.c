@@ -23,7 +23,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -290,22 +289,10 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 	lo_load_free(load);
 }
 
-/*
- * Does the object `payload` leave a symbol matching `glob` undefined?
- * (rules.h) Asked of every candidate for every [host] with `needs`, so the
- * usual glob, a prefix and a star (Perl_*), is a prefix compare.
- */
+/* Does the object `payload` leave a symbol matching `glob` undefined? (rules.h) */
 static bool object_needs(const char *glob, void *payload)
 {
-	const lo_elf *e = payload;
-	size_t cursor = 0, n = strcspn(glob, "*?[\\");
-	bool prefix = glob[n] == '*' && !glob[n + 1];
-	lo_elf_undef u;
-
-	while (lo_elf_undef_next(e, &cursor, &u))
-		if (prefix ? !strncmp(u.name, glob, n) : fnmatch(glob, u.name, 0) == 0)
-			return true;
-	return false;
+	return lo_elf_needs(payload, glob);
 }
 
 static int judge_elf(scan *s, lo_file *f, const char *abs)

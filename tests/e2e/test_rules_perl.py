@@ -54,6 +54,9 @@ def test_perl_extensions_are_judged_from_perl():
         assert f["loads"] is (answer == "ok"), (rel, f, answer)
     assert set(truth) == {"ok"}, truth
     assert r.rc == 0, r
+    # explain picks the host the scan picks
+    p = lotest.leftover("explain", tree / rels[0])
+    assert p.returncode == 0 and ("host: %s" % perl) in p.stdout, p
 
     # a real symbol missing besides perl's is still a finding, named as perl names it
     bad = tree / "lib" / "Bad.so"

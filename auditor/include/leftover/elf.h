@@ -115,6 +115,12 @@ const char *lo_elf_needed(const lo_elf *e, size_t i);
 size_t lo_elf_undef_count(const lo_elf *e);
 bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out);
 
+/*
+ * Does the object leave undefined a symbol whose name matches the shell
+ * glob `glob` (fnmatch(3); a plain prefix and star, Perl_*, is a compare)?
+ */
+bool lo_elf_needs(const lo_elf *e, const char *glob);
+
 /* Versions required from needed libraries (.gnu.version_r). */
 size_t lo_elf_verneed_count(const lo_elf *e);
 const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i);
