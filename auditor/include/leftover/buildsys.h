@@ -22,6 +22,9 @@
  * the rule atop buildsys.c). Anything less, and a file nothing ever
  * recorded, is "no evidence": the answer is unknown, with a detail saying
  * what was missing.
+ * Does not own: whether a file would load (resolve.h), git (git.h, except
+ * the tree evidence's source-deleted check), nor the verdict that combines
+ * them (scan.h).
  */
 #ifndef LEFTOVER_BUILDSYS_H
 #define LEFTOVER_BUILDSYS_H

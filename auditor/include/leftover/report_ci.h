@@ -6,8 +6,11 @@
  * a note saying where it went). SARIF 2.1.0: one result per stale, broken
  * or unreadable file, for code-scanning uploads. GitHub Actions workflow
  * commands: one ::error or ::warning line per finding, so the job's page
- * shows them, and a step summary and outputs. `clean` may be NULL (a plain scan). A file clean kept by a
- * rule's `keep` is no finding: a passing testcase, no result, no annotation.
+ * shows them, and a step summary and outputs. `clean` may be NULL (a plain
+ * scan). A file clean kept by a rule's `keep` is no finding: a passing
+ * testcase, no result, no annotation.
+ * Does not own: what is a finding (lo_verdict_is_finding, scan.h), nor
+ * where an artifact came from (blame.h, which it asks).
  */
 #ifndef LEFTOVER_REPORT_CI_H
 #define LEFTOVER_REPORT_CI_H

@@ -12,6 +12,8 @@
  *
  * The rules modelled, and those deliberately not, are listed at the top of
  * resolve.c.
+ * Does not own: reading ELF (elf.h), ld.so.cache and ld.so.conf
+ * (ldconfig.h), nor which program is the host (hosts.h, the rules).
  */
 #ifndef LEFTOVER_RESOLVE_H
 #define LEFTOVER_RESOLVE_H
