@@ -177,56 +177,67 @@ static const char *class_name(const lo_elf *e)
 enum try_result { TRY_FOUND, TRY_NEXT, TRY_FATAL };
 
 /*
- * Try one file as open_path/open_verify would: absent or unreadable goes on
- * to the next place, wrong class or machine goes on too, anything else that
- * is not a loadable object stops the load.
+ * One needed library's search, as ld.so makes it: the name asked for, what
+ * was found and how, and what was tried on the way. search() fills it.
  */
-static enum try_result try_file(proc *p, const char *path, const opened **found, lo_buf *tried,
-				char **fatal)
+typedef struct lookup {
+	const char *name;
+	char *path;             /* where it was found; owned by the caller */
+	const opened *found;    /* the resolver's reading of path */
+	lo_found_via via;
+	const char *via_detail; /* the RPATH/RUNPATH entry that found it (kept in the proc) */
+	lo_buf *tried;          /* NULL, or each path passed over and why */
+	char *fatal;            /* why the search stops the load; owned by the caller */
+} lookup;
+
+/*
+ * One candidate path, as open_verify judges it: a file of the wrong class
+ * or machine is passed over, one ld.so cannot map stops the load.
+ */
+static enum try_result try_file(proc *p, const char *path, lookup *lk)
 {
 	const opened *o = lo_resolver_open(p->r, path);
 	const lo_elf *e = o->elf;
 
 	if (!e && o->err == LO_ERROR && (o->errnum == ENOENT || o->errnum == ENOTDIR ||
 					 o->errnum == EACCES)) {
-		if (tried)
-			lo_buf_printf(tried, "%s: %s\n", path, strerror(o->errnum));
+		if (lk->tried)
+			lo_buf_printf(lk->tried, "%s: %s\n", path, strerror(o->errnum));
 		return TRY_NEXT;
 	}
 	if (!e) {
-		*fatal = fmt("%s", o->msg);
+		lk->fatal = fmt("%s", o->msg);
 		return TRY_FATAL;
 	}
 	if (lo_elf_class(e) != ELFCLASS64) {
-		if (tried)
-			lo_buf_printf(tried, "%s: wrong ELF class %s, skipped\n", path, class_name(e));
+		if (lk->tried)
+			lo_buf_printf(lk->tried, "%s: wrong ELF class %s, skipped\n", path,
+				      class_name(e));
 		return TRY_NEXT;
 	}
 	if (lo_elf_data(e) != ELFDATA2LSB) {
-		*fatal = fmt("'%s': ELF file data encoding not little-endian", path);
+		lk->fatal = fmt("'%s': ELF file data encoding not little-endian", path);
 		return TRY_FATAL;
 	}
 	if (!lo_elf_is_native(e)) {
-		if (tried)
-			lo_buf_printf(tried, "%s: ELF machine %d is not x86-64, skipped\n", path,
+		if (lk->tried)
+			lo_buf_printf(lk->tried, "%s: ELF machine %d is not x86-64, skipped\n", path,
 				      lo_elf_machine(e));
 		return TRY_NEXT;
 	}
 	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e)) {
-		*fatal = fmt("'%s': %s", path,
-			     lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)
-				     ? "cannot dynamically load an executable"
-				     : "only ET_DYN and ET_EXEC can be loaded");
+		lk->fatal = fmt("'%s': %s", path,
+				lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)
+					? "cannot dynamically load an executable"
+					: "only ET_DYN and ET_EXEC can be loaded");
 		return TRY_FATAL;
 	}
-	*found = o;
+	lk->found = o;
 	return TRY_FOUND;
 }
 
-/* Search one colon-separated path list (an RPATH, RUNPATH) for `name`. */
-static enum try_result try_list(proc *p, const char *list, const char *origin, const char *name,
-				char **path_out, const opened **o, lo_buf *tried, char **fatal,
-				const char **entry_out)
+/* Search one colon-separated path list (an RPATH, RUNPATH) for lk->name. */
+static enum try_result try_list(proc *p, const char *list, const char *origin, lookup *lk)
 {
 	char *copy = lo_xstrdup(list), *save = NULL, *tok;
 	enum try_result res = TRY_NEXT;
@@ -241,13 +252,12 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, c
 			free(dir);
 			continue;
 		}
-		path = fmt("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+		path = fmt("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", lk->name);
 		free(dir);
-		res = try_file(p, path, o, tried, fatal);
+		res = try_file(p, path, lk);
 		if (res == TRY_FOUND) {
-			*path_out = path;
-			if (entry_out)
-				*entry_out = keep_dup(p, tok);
+			lk->path = path;
+			lk->via_detail = keep_dup(p, tok);
 			break;
 		}
 		free(path);
@@ -258,15 +268,12 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, c
 	return res;
 }
 
-static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, const char *name,
-				char **path_out, const opened **o, lo_buf *tried, char **fatal,
-				const char **entry)
+static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, lookup *lk)
 {
 	size_t i;
 
 	for (i = 0; i < count; i++) {
-		enum try_result res = try_list(p, dirs[i], "", name, path_out, o, tried, fatal,
-					       entry);
+		enum try_result res = try_list(p, dirs[i], "", lk);
 
 		if (res != TRY_NEXT)
 			return res;
@@ -274,88 +281,86 @@ static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, const 
 	return TRY_NEXT;
 }
 
+/* DT_RPATH of the requesting object and of each object up its chain of loaders. */
+static enum try_result try_rpaths(proc *p, size_t req, lookup *lk)
+{
+	size_t l;
+
+	for (l = req; l != NONE; l = p->objs[l].loader) {
+		const char *rpath = lo_elf_rpath(p->objs[l].elf);
+		enum try_result res;
+
+		if (!rpath || (res = try_list(p, rpath, p->objs[l].origin, lk)) == TRY_NEXT)
+			continue;
+		lk->via = LO_VIA_RPATH;
+		if (res == TRY_FOUND && l != req)
+			lk->via_detail = keep(p, fmt("%s, inherited from %s", lk->via_detail,
+						     p->objs[l].path));
+		return res;
+	}
+	return TRY_NEXT;
+}
+
+/* /etc/ld.so.cache, or the ld.so.conf directories when there is none. */
+static enum try_result try_ldconfig(proc *p, lookup *lk)
+{
+	const char *cached;
+	enum try_result res;
+
+	if (!lo_map_count(p->r->cache)) {
+		lk->via = LO_VIA_LDSO_CONF;
+		return try_dirs(p, p->r->conf_dirs, p->r->conf_count, lk);
+	}
+	lk->via = LO_VIA_LDSO_CACHE;
+	if (!(cached = lo_map_get(p->r->cache, lk->name, NULL))) {
+		if (lk->tried)
+			lo_buf_printf(lk->tried, "/etc/ld.so.cache: no entry for %s\n", lk->name);
+		return TRY_NEXT;
+	}
+	if ((res = try_file(p, cached, lk)) == TRY_FOUND)
+		lk->path = lo_xstrdup(cached);
+	return res;
+}
+
 /*
- * Find `name`, needed by object `req` (NONE for the plain C host's libc),
- * in the loader's order. On TRY_FOUND *path_out is owned by the caller.
+ * Find lk->name, needed by object `req` (NONE for the plain C host's libc),
+ * in the loader's order, filling lk.
  */
-static enum try_result search(proc *p, size_t req, const char *name, char **path_out,
-			      const opened **o, lo_found_via *via, const char **via_detail,
-			      lo_buf *tried, char **fatal)
+static enum try_result search(proc *p, size_t req, lookup *lk)
 {
 	const lobj *rq = req == NONE ? NULL : &p->objs[req];
 	enum try_result res;
-	size_t l;
 
-	*via_detail = NULL;
-	if (strchr(name, '/')) {
-		char *expanded = lo_resolve_expand_dst(name, rq ? rq->origin : "");
+	lk->via_detail = NULL;
+	if (strchr(lk->name, '/')) {
+		char *expanded = lo_resolve_expand_dst(lk->name, rq ? rq->origin : "");
 
-		*via = LO_VIA_PATH;
-		res = try_file(p, expanded, o, tried, fatal);
-		if (res == TRY_FOUND)
-			*path_out = expanded;
+		lk->via = LO_VIA_PATH;
+		if ((res = try_file(p, expanded, lk)) == TRY_FOUND)
+			lk->path = expanded;
 		else
 			free(expanded);
 		return res;
 	}
-	if (!rq || !lo_elf_runpath(rq->elf)) {
-		for (l = req; l != NONE; l = p->objs[l].loader) {
-			const char *rpath = lo_elf_rpath(p->objs[l].elf);
-
-			if (!rpath)
-				continue;
-			res = try_list(p, rpath, p->objs[l].origin, name, path_out, o, tried, fatal,
-				       via_detail);
-			if (res != TRY_NEXT) {
-				*via = LO_VIA_RPATH;
-				if (res == TRY_FOUND && l != req)
-					*via_detail = keep(p, fmt("%s, inherited from %s", *via_detail,
-								  p->objs[l].path));
-				return res;
-			}
-		}
-	}
-	*via = LO_VIA_LD_LIBRARY_PATH;
-	res = try_dirs(p, p->r->llp, p->r->llp_count, name, path_out, o, tried, fatal,
-		       via_detail);
-	if (res != TRY_NEXT)
+	if ((!rq || !lo_elf_runpath(rq->elf)) && (res = try_rpaths(p, req, lk)) != TRY_NEXT)
+		return res;
+	lk->via = LO_VIA_LD_LIBRARY_PATH;
+	if ((res = try_dirs(p, p->r->llp, p->r->llp_count, lk)) != TRY_NEXT)
 		return res;
 	if (rq && lo_elf_runpath(rq->elf)) {
-		*via = LO_VIA_RUNPATH;
-		res = try_list(p, lo_elf_runpath(rq->elf), rq->origin, name, path_out, o, tried,
-			       fatal, via_detail);
-		if (res != TRY_NEXT)
+		lk->via = LO_VIA_RUNPATH;
+		if ((res = try_list(p, lo_elf_runpath(rq->elf), rq->origin, lk)) != TRY_NEXT)
 			return res;
 	}
 	if (rq && lo_elf_nodeflib(rq->elf)) {
-		*via = LO_VIA_NOT_FOUND;
+		lk->via = LO_VIA_NOT_FOUND;
 		return TRY_NEXT;
 	}
-	if (lo_map_count(p->r->cache)) {
-		const char *cached = lo_map_get(p->r->cache, name, NULL);
-
-		*via = LO_VIA_LDSO_CACHE;
-		if (cached) {
-			res = try_file(p, cached, o, tried, fatal);
-			if (res == TRY_FOUND)
-				*path_out = lo_xstrdup(cached);
-			if (res != TRY_NEXT)
-				return res;
-		} else if (tried) {
-			lo_buf_printf(tried, "/etc/ld.so.cache: no entry for %s\n", name);
-		}
-	} else {
-		*via = LO_VIA_LDSO_CONF;
-		res = try_dirs(p, p->r->conf_dirs, p->r->conf_count, name, path_out, o, tried,
-			       fatal, via_detail);
-		if (res != TRY_NEXT)
-			return res;
-	}
-	*via = LO_VIA_DEFAULT;
-	res = try_dirs(p, p->r->defaults, p->r->default_count, name, path_out, o, tried, fatal,
-		       via_detail);
-	if (res == TRY_NEXT)
-		*via = LO_VIA_NOT_FOUND;
+	if ((res = try_ldconfig(p, lk)) != TRY_NEXT)
+		return res;
+	lk->via = LO_VIA_DEFAULT;
+	if ((res = try_dirs(p, p->r->defaults, p->r->default_count, lk)) == TRY_NEXT)
+		lk->via = LO_VIA_NOT_FOUND;
 	return res;
 }
 
@@ -446,10 +451,7 @@ static size_t map_closure(proc *p, size_t start)
 
 		for (j = 0; j < lo_elf_needed_count(p->objs[i].elf); j++) {
 			const char *name = lo_elf_needed(p->objs[i].elf, j);
-			const char *via_detail = NULL;
-			const opened *o = NULL;
-			lo_found_via via;
-			char *path = NULL, *fatal = NULL;
+			lookup lk = { .name = name, .tried = &tried };
 			size_t k = find_loaded(p, name);
 			enum try_result res;
 
@@ -459,20 +461,20 @@ static size_t map_closure(proc *p, size_t start)
 				continue;
 			}
 			lo_buf_clear(&tried);
-			res = search(p, i, name, &path, &o, &via, &via_detail, &tried, &fatal);
+			res = search(p, i, &lk);
 			if (res == TRY_FOUND) {
-				if (find_loaded_elf(p, o->elf) != NONE)
-					via = LO_VIA_ALREADY;
+				if (find_loaded_elf(p, lk.found->elf) != NONE)
+					lk.via = LO_VIA_ALREADY;
 				else
-					add_object(p, o, path, NULL, name, i);
-				trace_object(p, name, path, i, via, via_detail, &tried,
+					add_object(p, lk.found, lk.path, NULL, name, i);
+				trace_object(p, name, lk.path, i, lk.via, lk.via_detail, &tried,
 					     p->objs[i].depth + 1);
 			} else if (res == TRY_FATAL) {
 				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
 					     p->objs[i].depth + 1);
 				add_problem(p, LO_PROBLEM_BAD_LIBRARY, p->objs[i].path, NULL, NULL,
-					    keep_dup(p, name), fatal);
-				fatal = NULL;
+					    keep_dup(p, name), lk.fatal);
+				lk.fatal = NULL;
 			} else {
 				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
 					     p->objs[i].depth + 1);
@@ -481,8 +483,8 @@ static size_t map_closure(proc *p, size_t start)
 					    tried.len ? fmt("not found; tried:\n%s", lo_buf_cstr(&tried))
 						      : fmt("not found"));
 			}
-			free(path);
-			free(fatal);
+			free(lk.path);
+			free(lk.fatal);
 		}
 	}
 	lo_buf_dispose(&tried);
@@ -702,22 +704,18 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 		h->name = lo_xstrdup(program);
 		map_closure(p, 0);
 	} else {
-		char *path = NULL, *fatal = NULL;
-		const char *detail;
-		const opened *o = NULL;
-		lo_found_via via;
+		lookup lk = { .name = "libc.so.6" };
 
 		/* A C program needs libc.so.6 and nothing else. */
-		if (search(p, NONE, "libc.so.6", &path, &o, &via, &detail, NULL, &fatal) !=
-		    TRY_FOUND) {
+		if (search(p, NONE, &lk) != TRY_FOUND) {
 			err = lo_error_set(LO_ENOTFOUND,
 					   "cannot find libc.so.6 for the plain C host%s%s",
-					   fatal ? ": " : "", fatal ? fatal : "");
-			free(fatal);
+					   lk.fatal ? ": " : "", lk.fatal ? lk.fatal : "");
+			free(lk.fatal);
 			goto fail;
 		}
-		add_object(p, o, path, NULL, "libc.so.6", NONE);
-		free(path);
+		add_object(p, lk.found, lk.path, NULL, "libc.so.6", NONE);
+		free(lk.path);
 		h->name = lo_xstrdup("(C program)");
 		map_closure(p, 0);
 	}
