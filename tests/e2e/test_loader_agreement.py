@@ -117,6 +117,19 @@ def test_leftover_agrees_with_dlopen():
     print("objects: %d (%d in the fixtures, %d in %s)"
           % (len(entries), fixtures, len(entries) - fixtures, SYSTEM_DIR))
     print("agreement: %d/%d" % (counted - len(disagree), counted))
+    # per host, as the README's table gives it
+    by_host = {}
+    for (p, f), a in zip(entries, answers):
+        if f["host_rule"] and not f["host"]:
+            continue
+        if a != "ok" and not (a.startswith("error ") and COUNTED.search(a)):
+            continue
+        host = f["host_rule"] or ("python" if f["kind"] == "python-extension" else "C")
+        n = by_host.setdefault(host, [0, 0])
+        n[0] += f["loads"] is (a == "ok")
+        n[1] += 1
+    for host, (agree, n) in sorted(by_host.items()):
+        print("  %-8s %d/%d" % (host, agree, n))
     for p, f, a in disagree:
         print("DISAGREE %s\n    dlopen:   %s\n    leftover: loads=%s verdict=%s: %s"
               % (p, a, f["loads"], f["verdict"], why(f)))
