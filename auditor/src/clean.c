@@ -267,7 +267,7 @@ static json_t *manifest_entry(const plan *pl)
 		json_t *r = json_object();
 
 		/* json_string refuses text that is not UTF-8: such a detail is left out */
-		json_object_set_new(r, "kind", json_string(f->reasons[i].kind));
+		json_object_set_new(r, "kind", json_string(lo_reason_kind_str(f->reasons[i].kind)));
 		if (f->reasons[i].detail)
 			json_object_set_new(r, "detail", json_string(f->reasons[i].detail));
 		json_array_append_new(reasons, r);

@@ -132,7 +132,7 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 	char *obj = r->object ? lo_report_quote_path(r->object) : NULL;
 
 	fputs("    ", out);
-	if (!strcmp(r->kind, "undefined-symbol") && r->symbol) {
+	if (r->kind == LO_REASON_UNDEFINED_SYMBOL && r->symbol) {
 		char *sym = lo_report_demangle(r->symbol);
 
 		fprintf(out, "undefined symbol: %s", sym);
@@ -141,13 +141,13 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 		if (r->version)
 			fprintf(out, ", version %s", r->version);
 		free(sym);
-	} else if (!strcmp(r->kind, "missing-version")) {
+	} else if (r->kind == LO_REASON_MISSING_VERSION) {
 		fprintf(out, "missing version: %s in %s", r->version ? r->version : "?",
 			r->library ? r->library : "?");
-	} else if (!strcmp(r->kind, "missing-library")) {
+	} else if (r->kind == LO_REASON_MISSING_LIBRARY) {
 		fprintf(out, "missing library: %s", r->library ? r->library : "?");
 	} else {
-		fprintf(out, "%s", r->kind);
+		fprintf(out, "%s", lo_reason_kind_str(r->kind));
 		if (r->library)
 			fprintf(out, ": %s", r->library);
 		if (r->detail) {
@@ -165,7 +165,7 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 	if (other_object)
 		fprintf(out, " (needed by %s)", obj);
 	fputc('\n', out);
-	if ((flags & LO_REPORT_VERBOSE) && !strcmp(r->kind, "missing-library") && r->detail) {
+	if ((flags & LO_REPORT_VERBOSE) && r->kind == LO_REASON_MISSING_LIBRARY && r->detail) {
 		const char *line = strchr(r->detail, '\n');
 
 		while (line && line[1]) {
@@ -261,7 +261,7 @@ static json_t *reason_json(const lo_reason *r)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "kind", json_string(r->kind));
+	json_object_set_new(o, "kind", json_string(lo_reason_kind_str(r->kind)));
 	json_object_set_new(o, "symbol", jstr(r->symbol));
 	json_object_set_new(o, "version", jstr(r->version));
 	json_object_set_new(o, "library", jstr(r->library));

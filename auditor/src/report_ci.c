@@ -36,7 +36,7 @@ char *lo_report_summary_of(const lo_file *f)
 				 : r->version ? r->version : r->detail;
 		char *q = what ? lo_report_quote_path(what) : NULL;
 
-		lo_buf_printf(&b, ": %s%s%s", r->kind, q ? " " : "", q ? q : "");
+		lo_buf_printf(&b, ": %s%s%s", lo_reason_kind_str(r->kind), q ? " " : "", q ? q : "");
 		free(q);
 		if (f->reason_count > 1)
 			lo_buf_printf(&b, " (and %zu more)", f->reason_count - 1);

@@ -89,7 +89,7 @@ static void write_failure(FILE *out, const lo_file *f, const lo_clean_action *a,
 	for (j = 0; j < f->reason_count; j++) {
 		const lo_reason *r = &f->reasons[j];
 
-		put_xml(out, r->kind);
+		put_xml(out, lo_reason_kind_str(r->kind));
 		if (r->symbol) { fputs(" symbol=", out); put_xml(out, r->symbol); }
 		if (r->version) { fputs(" version=", out); put_xml(out, r->version); }
 		if (r->library) { fputs(" library=", out); put_xml(out, r->library); }

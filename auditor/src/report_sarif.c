@@ -175,10 +175,8 @@ static json_t *result_of(const lo_scan_result *res, const lo_file *f, const lo_c
 	lo_clean_sha256_mem(key.ptr, key.len, fp);
 	json_object_set_new(r, "partialFingerprints", json_pack("{s:s}", "leftoverArtifact/v1", fp));
 	for (i = 0; i < f->reason_count; i++) {
-		char *q = lo_report_quote_path(f->reasons[i].kind);
-
-		json_array_append_new(reasons, json_string(q));
-		free(q);
+		json_array_append_new(reasons,
+				       json_string(lo_reason_kind_str(f->reasons[i].kind)));
 	}
 	json_object_set_new(props, "artifact", json_string(path));
 	json_object_set_new(props, "kind", json_string(lo_kind_str(f->kind)));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "leftover/buf.h"
+#include "leftover/resolve.h"
 #include "leftover/rules.h"
 #include "leftover/scan.h"
 
@@ -43,7 +44,44 @@ static char *dup_or_null(const char *s)
 	return s ? lo_xstrdup(s) : NULL;
 }
 
-lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
+/* The loader's problems are the first reason kinds, in the same order (scan.h). */
+_Static_assert((int)LO_REASON_UNDEFINED_SYMBOL == (int)LO_PROBLEM_UNDEFINED_SYMBOL &&
+		       (int)LO_REASON_MISSING_VERSION == (int)LO_PROBLEM_MISSING_VERSION &&
+		       (int)LO_REASON_MISSING_LIBRARY == (int)LO_PROBLEM_MISSING_LIBRARY &&
+		       (int)LO_REASON_BAD_LIBRARY == (int)LO_PROBLEM_BAD_LIBRARY &&
+		       (int)LO_REASON_WRONG_CLASS == (int)LO_PROBLEM_WRONG_CLASS &&
+		       (int)LO_REASON_NOT_LOADABLE == (int)LO_PROBLEM_NOT_LOADABLE &&
+		       (int)LO_REASON_UNREADABLE == (int)LO_PROBLEM_UNREADABLE,
+	       "lo_reason_kind starts with lo_problem_kind");
+
+/* Every reason kind's name, by lo_reason_kind: the word the JSON and every report use. */
+static const char *const reason_kinds[] = {
+	[LO_REASON_UNDEFINED_SYMBOL] = "undefined-symbol",
+	[LO_REASON_MISSING_VERSION] = "missing-version",
+	[LO_REASON_MISSING_LIBRARY] = "missing-library",
+	[LO_REASON_BAD_LIBRARY] = "bad-library",
+	[LO_REASON_WRONG_CLASS] = "wrong-class",
+	[LO_REASON_NOT_LOADABLE] = "not-loadable",
+	[LO_REASON_UNREADABLE] = "unreadable",
+	[LO_REASON_NOT_ELF] = "not-elf",
+	[LO_REASON_CHANGED] = "changed",
+	[LO_REASON_DANGLING_SYMLINK] = "dangling-symlink",
+	[LO_REASON_SYMLINK_LOOP] = "symlink-loop",
+	[LO_REASON_NO_HOST] = "no-host",
+	[LO_REASON_NO_MODULE_INIT] = "no-module-init",
+	[LO_REASON_OTHER_INTERPRETER] = "other-interpreter",
+	[LO_REASON_ORPHAN] = "orphan",
+	[LO_REASON_SUPERSEDED_LIBRARY] = "superseded-library",
+	[LO_REASON_RULE] = "rule",
+};
+
+const char *lo_reason_kind_str(lo_reason_kind k)
+{
+	return (size_t)k < sizeof(reason_kinds) / sizeof(reason_kinds[0]) ? reason_kinds[k]
+									   : "unknown";
+}
+
+lo_reason *lo_file_add_reason(lo_file *f, lo_reason_kind kind, const char *symbol,
 			      const char *version, const char *library, const char *object,
 			      const char *detail)
 {
@@ -51,7 +89,7 @@ lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
 
 	lo_array_grow(&f->reasons, &f->reason_cap, f->reason_count + 1, sizeof(*r));
 	r = &f->reasons[f->reason_count++];
-	r->kind = lo_xstrdup(kind);
+	r->kind = kind;
 	r->symbol = dup_or_null(symbol);
 	r->version = dup_or_null(version);
 	r->library = dup_or_null(library);
@@ -68,7 +106,6 @@ void lo_file_dispose(lo_file *f)
 	for (j = 0; j < f->reason_count; j++) {
 		lo_reason *r = &f->reasons[j];
 
-		free(r->kind);
 		free(r->symbol);
 		free(r->version);
 		free(r->library);

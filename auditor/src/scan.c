@@ -226,7 +226,7 @@ static bool python_never_imported(lo_file *f, const char *base, size_t n,
 	if (!why)
 		return false;
 	f->verdict = LO_VERDICT_SKIPPED;
-	lo_file_add_reason(f, "other-interpreter", NULL, NULL, NULL, NULL, why);
+	lo_file_add_reason(f, LO_REASON_OTHER_INTERPRETER, NULL, NULL, NULL, NULL, why);
 	free(why);
 	return true;
 }
@@ -238,7 +238,7 @@ static void python_init_check(lo_file *f, const lo_elf *e, const char *base, siz
 
 	if (!why)
 		return;
-	lo_file_add_reason(f, "no-module-init", sym, NULL, NULL, NULL, why);
+	lo_file_add_reason(f, LO_REASON_NO_MODULE_INIT, sym, NULL, NULL, NULL, why);
 	free(why);
 	free(sym);
 	f->loads = LO_FALSE;
@@ -265,7 +265,7 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 			     "another process?); scan again", rel_to_root(s, changed)) < 0)
 			abort();
 		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, "changed", NULL, NULL, NULL, rel_to_root(s, changed), why);
+		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, rel_to_root(s, changed), why);
 		free(why);
 		lo_load_free(load);
 		return;
@@ -280,7 +280,7 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 			waived++;
 			continue;
 		}
-		lo_file_add_reason(f, lo_problem_kind_str(p->kind), p->symbol, p->version,
+		lo_file_add_reason(f, (lo_reason_kind)p->kind, p->symbol, p->version,
 				   p->library ? rel_to_root(s, p->library) : NULL,
 				   rel_to_root(s, p->object), p->detail);
 	}
@@ -308,20 +308,20 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 
 	if (err == LO_ENOTELF) {
 		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, "not-elf", NULL, NULL, NULL, NULL,
+		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL,
 				   is_linker_script(abs) ? "a GNU ld script, read by the linker only"
 							 : "not an ELF object");
 		return 0;
 	}
 	if (err < 0) {
 		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, "unreadable", NULL, NULL, NULL, NULL, lo_error_last());
+		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, lo_error_last());
 		return 0;
 	}
 	f->kind = lo_scan_kind_of(e, abs);
 	if (f->kind == LO_KIND_OTHER) {
 		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, "not-loadable", NULL, NULL, NULL, NULL,
+		lo_file_add_reason(f, LO_REASON_NOT_LOADABLE, NULL, NULL, NULL, NULL,
 				   lo_elf_type(e) == ET_REL ? "a relocatable object, not a shared object"
 							    : "an executable, which dlopen refuses");
 		return 0;
@@ -343,7 +343,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	if (err < 0) {
 		/* one unusable host costs only the files that need it */
 		f->verdict = LO_VERDICT_UNJUDGED;
-		lo_file_add_reason(f, "no-host", NULL, NULL, NULL, NULL, lo_error_last());
+		lo_file_add_reason(f, LO_REASON_NO_HOST, NULL, NULL, NULL, NULL, lo_error_last());
 		return 0;
 	}
 	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) ||
@@ -380,7 +380,7 @@ static int judge_link(scan *s, lo_file *slot, const item *it)
 		f->target = lo_xstrdup(buf);
 		f->loads = LO_FALSE;
 		f->verdict = LO_VERDICT_BROKEN;
-		lo_file_add_reason(f, why == ELOOP ? "symlink-loop" : "dangling-symlink", NULL, NULL,
+		lo_file_add_reason(f, why == ELOOP ? LO_REASON_SYMLINK_LOOP : LO_REASON_DANGLING_SYMLINK, NULL, NULL,
 				   NULL, NULL,
 				   why == ELOOP ? "too many levels of symbolic links"
 						: "the link points to nothing");
@@ -395,7 +395,7 @@ static int judge_link(scan *s, lo_file *slot, const item *it)
 	}
 	if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
 		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, "not-elf", NULL, NULL, NULL, NULL, "not a regular file");
+		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
 		free(target);
 		return 0;
 	}
@@ -412,7 +412,7 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 	if (it->err) {
 		f = new_file(s, slot, it->abs);
 		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, "unreadable", NULL, NULL, NULL, NULL, strerror(it->err));
+		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, strerror(it->err));
 		return 0;
 	}
 	if (it->type == DT_LNK)
@@ -420,7 +420,7 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 	f = new_file(s, slot, it->abs);
 	if (it->type != DT_REG) {
 		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, "not-elf", NULL, NULL, NULL, NULL, "not a regular file");
+		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
 		return 0;
 	}
 	return judge_elf(s, f, it->abs);
@@ -447,7 +447,7 @@ static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const ch
 		    asprintf(&why, "needs %s, a library the tree has superseded (%s)",
 			     lo_elf_needed(e, i), rel_to_root(s, at)) < 0)
 			abort();
-		lo_file_add_reason(f, "superseded-library", NULL, NULL, lo_elf_needed(e, i),
+		lo_file_add_reason(f, LO_REASON_SUPERSEDED_LIBRARY, NULL, NULL, lo_elf_needed(e, i),
 				   rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
 		free(why);
 		free(at);
@@ -492,7 +492,7 @@ static void judge_records(scan *s, lo_file *f, const item *it)
 		return;
 	if (f->verdict != LO_VERDICT_UNREADABLE)
 		f->verdict = LO_VERDICT_STALE;
-	r = lo_file_add_reason(f, "orphan", NULL, NULL, NULL, NULL, v.detail);
+	r = lo_file_add_reason(f, LO_REASON_ORPHAN, NULL, NULL, NULL, NULL, v.detail);
 	r->evidence = lo_xstrdup(lo_orphan_evidence_str(v.evidence));
 }
 
@@ -593,7 +593,7 @@ static void add_rule_reasons(scan *s)
 		const lo_rule *ru = on ? lo_rules_rule_for(s->rules, f->path, on) : NULL;
 
 		if (ru && ru->reason)
-			lo_file_add_reason(f, "rule", NULL, NULL, NULL, NULL, ru->reason);
+			lo_file_add_reason(f, LO_REASON_RULE, NULL, NULL, NULL, NULL, ru->reason);
 	}
 }
 

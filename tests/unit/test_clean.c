@@ -106,7 +106,7 @@ static lo_file *add(lo_scan_result *r, const char *path, lo_verdict v)
 	r->summary.files++;
 	r->summary.by_verdict[v]++;
 	if (v == LO_VERDICT_STALE)
-		lo_file_add_reason(f, "orphan", NULL, NULL, NULL, NULL, "no longer built");
+		lo_file_add_reason(f, LO_REASON_ORPHAN, NULL, NULL, NULL, NULL, "no longer built");
 	return f;
 }
 

@@ -37,8 +37,36 @@ bool lo_verdict_is_finding(lo_verdict v);
 /* A tri-state for the JSON fields that are null until known. */
 typedef enum lo_tristate { LO_UNKNOWN = -1, LO_FALSE = 0, LO_TRUE = 1 } lo_tristate;
 
+/*
+ * Why a file has its verdict. The first seven are the loader's problems,
+ * in lo_problem_kind's order (resolve.h); each kind has one name, the word
+ * in the JSON and every report (lo_reason_kind_str; the table is in
+ * result.c). README.md says what each means.
+ */
+typedef enum lo_reason_kind {
+	LO_REASON_UNDEFINED_SYMBOL,
+	LO_REASON_MISSING_VERSION,
+	LO_REASON_MISSING_LIBRARY,
+	LO_REASON_BAD_LIBRARY,
+	LO_REASON_WRONG_CLASS,
+	LO_REASON_NOT_LOADABLE,
+	LO_REASON_UNREADABLE,
+	LO_REASON_NOT_ELF,
+	LO_REASON_CHANGED,
+	LO_REASON_DANGLING_SYMLINK,
+	LO_REASON_SYMLINK_LOOP,
+	LO_REASON_NO_HOST,
+	LO_REASON_NO_MODULE_INIT,
+	LO_REASON_OTHER_INTERPRETER,
+	LO_REASON_ORPHAN,
+	LO_REASON_SUPERSEDED_LIBRARY,
+	LO_REASON_RULE,
+} lo_reason_kind;
+
+const char *lo_reason_kind_str(lo_reason_kind k); /* "undefined-symbol" */
+
 typedef struct lo_reason {
-	char *kind;    /* "undefined-symbol", "missing-version", "missing-library", ... ; owned */
+	lo_reason_kind kind;
 	char *symbol;  /* owned or NULL, likewise below */
 	char *version;
 	char *library;
@@ -114,7 +142,7 @@ void lo_scan_result_free(lo_scan_result *res);
 void lo_file_dispose(lo_file *f);
 
 /* Append a reason to f; each string argument is copied, NULL stays NULL. */
-lo_reason *lo_file_add_reason(lo_file *f, const char *kind, const char *symbol,
+lo_reason *lo_file_add_reason(lo_file *f, lo_reason_kind kind, const char *symbol,
 			      const char *version, const char *library, const char *object,
 			      const char *detail);
 
