@@ -146,6 +146,7 @@ typedef struct parser {
 	lo_bs_tree *t;
 	size_t files; /* read so far */
 	bool failed;  /* the first problem is noted; the rest of the read is moot */
+	const char *reading[MAX_DEPTH + 1]; /* the files being read, outermost first */
 } parser;
 
 typedef struct lexer {
@@ -553,7 +554,7 @@ static char *slurp(const char *path, size_t *len)
 static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth)
 {
 	char *path = NULL, *text;
-	size_t len = 0;
+	size_t len = 0, i;
 	lexer lx;
 
 	if (ps->failed)
@@ -562,6 +563,18 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 		fail(ps, NULL, "include and subninja nested too deep or too often");
 		return;
 	}
+	/* ninja itself would recurse until it dies: not a manifest to take evidence from */
+	for (i = 0; i < depth; i++)
+		if (!strcmp(ps->reading[i], rel)) {
+			char *what = NULL;
+
+			if (asprintf(&what, "'%s' includes itself (include or subninja)", rel) < 0)
+				abort();
+			fail(ps, NULL, what);
+			free(what);
+			return;
+		}
+	ps->reading[depth] = rel;
 	if (asprintf(&path, "%s%s%s", rel[0] == '/' ? "" : ps->t->dir, rel[0] == '/' ? "" : "/",
 		     rel) < 0)
 		abort();
@@ -646,7 +659,7 @@ static void read_config_manifests(parser *ps)
 
 void lo_bs_read_ninja(lo_buildsys *bs, lo_bs_tree *t)
 {
-	parser ps = { bs, t, 0, false };
+	parser ps = { .bs = bs, .t = t };
 	scope top = { lo_map_new(), NULL };
 
 	read_manifest(&ps, "build.ninja", &top, 0);

@@ -319,6 +319,14 @@ def test_a_manifest_cut_short_is_no_evidence():
     assert any("build.ninja" in n for n in notes), notes
 
 
+def test_a_manifest_that_includes_itself_is_no_evidence():
+    # ninja would recurse until it died; leftover reads it once, and says so
+    # (found by fuzz/fuzz_ninja_manifest: it read the cycle 32 levels deep)
+    notes = damaged("manifest-cycle", appending("plugins/build.ninja",
+                                                "subninja plugins/build.ninja\n"))
+    assert any("'plugins/build.ninja' includes itself" in n for n in notes), notes
+
+
 def test_a_manifest_naming_an_output_outside_the_tree_is_no_evidence():
     notes = damaged("manifest-outside", appending(
         "build.ninja", "build /elsewhere/libcore.so: cc core.c\n"))
