@@ -294,7 +294,10 @@ static int purge(const char *dir, double days, bool wait)
 	return LO_EXIT_CLEAN;
 }
 
-/* Scan `dir`, saying so on the terminal while it runs when `progress`; -1 after printing why not. */
+/*
+ * Scan `dir`, saying so on the terminal while it runs when `progress`;
+ * -1 after printing why not.
+ */
 static int scan_showing(lo_scan_result **res, const char *dir, const lo_scan_opts *opts,
 			bool progress)
 {

@@ -265,7 +265,8 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 			     "another process?); scan again", rel_to_root(s, changed)) < 0)
 			abort();
 		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, rel_to_root(s, changed), why);
+		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, rel_to_root(s, changed),
+				   why);
 		free(why);
 		lo_load_free(load);
 		return;
@@ -353,7 +354,8 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		f->host_rule = lo_xstrdup(lo_rules_host_name(ruled));
 	/* what CPython checks besides the load, for a file named as its extensions are */
 	base = strrchr(abs, '/') + 1;
-	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base) : 0;
+	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base)
+								       : 0;
 	if (n && python_never_imported(f, base, n, program))
 		return 0;
 	/* the rule's `provides` stand in for its program only where that is not read */
@@ -380,8 +382,9 @@ static int judge_link(scan *s, lo_file *slot, const item *it)
 		f->target = lo_xstrdup(buf);
 		f->loads = LO_FALSE;
 		f->verdict = LO_VERDICT_BROKEN;
-		lo_file_add_reason(f, why == ELOOP ? LO_REASON_SYMLINK_LOOP : LO_REASON_DANGLING_SYMLINK, NULL, NULL,
-				   NULL, NULL,
+		lo_file_add_reason(f, why == ELOOP ? LO_REASON_SYMLINK_LOOP
+						   : LO_REASON_DANGLING_SYMLINK,
+				   NULL, NULL, NULL, NULL,
 				   why == ELOOP ? "too many levels of symbolic links"
 						: "the link points to nothing");
 		return 0;
