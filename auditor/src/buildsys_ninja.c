@@ -21,6 +21,7 @@
  * write, one ending mid-line, or naming a path outside the tree.
  */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,17 +156,28 @@ typedef struct lexer {
 	size_t line;
 } lexer;
 
-static void fail(parser *ps, const lexer *lx, const char *what)
+/* Note the first problem (printf-style), at lx's line when given; the rest is moot. */
+static void fail(parser *ps, const lexer *lx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fail(parser *ps, const lexer *lx, const char *fmt, ...)
 {
+	char *what = NULL;
+	va_list ap;
+
 	if (ps->failed)
 		return;
 	ps->failed = true;
+	va_start(ap, fmt);
+	if (vasprintf(&what, fmt, ap) < 0)
+		abort();
+	va_end(ap);
 	if (lx)
 		lo_bs_incomplete(ps->bs, ps->t, LO_BS_NINJA, "the manifest %s is not read whole: %s "
 				 "at line %zu", lx->file, what, lx->line);
 	else
 		lo_bs_incomplete(ps->bs, ps->t, LO_BS_NINJA, "the manifests are not read whole: %s",
 				 what);
+	free(what);
 }
 
 static bool is_ident(char c, bool dot)
@@ -455,14 +467,8 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 		char *path = eval(o.raw[i], edge, sc);
 
 		/* a phony edge names the generator's inputs (CMakeLists.txt) as outputs: no files */
-		if (!*path || (!lo_bs_mark_produced(ps->t, NULL, path, by) && strcmp(rule, "phony"))) {
-			char *what = NULL;
-
-			if (asprintf(&what, "the output '%s' lies outside the tree", path) < 0)
-				abort();
-			fail(ps, lx, what);
-			free(what);
-		}
+		if (!*path || (!lo_bs_mark_produced(ps->t, NULL, path, by) && strcmp(rule, "phony")))
+			fail(ps, lx, "the output '%s' lies outside the tree", path);
 		free(path);
 	}
 	ok = true;
@@ -566,12 +572,7 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 	/* ninja itself would recurse until it dies: not a manifest to take evidence from */
 	for (i = 0; i < depth; i++)
 		if (!strcmp(ps->reading[i], rel)) {
-			char *what = NULL;
-
-			if (asprintf(&what, "'%s' includes itself (include or subninja)", rel) < 0)
-				abort();
-			fail(ps, NULL, what);
-			free(what);
+			fail(ps, NULL, "'%s' includes itself (include or subninja)", rel);
 			return;
 		}
 	ps->reading[depth] = rel;
@@ -581,23 +582,12 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 	text = slurp(path, &len);
 	free(path);
 	if (!text) {
-		char *what = NULL;
-
-		if (asprintf(&what, "'%s' cannot be read", rel) < 0)
-			abort();
-		fail(ps, NULL, what);
-		free(what);
+		fail(ps, NULL, "'%s' cannot be read", rel);
 		return;
 	}
 	lx = (lexer){ text, text + len, rel, 1 };
-	if (len && text[len - 1] != '\n') {
-		char *what = NULL;
-
-		if (asprintf(&what, "'%s' ends mid-line (cut short?)", rel) < 0)
-			abort();
-		fail(ps, NULL, what);
-		free(what);
-	}
+	if (len && text[len - 1] != '\n')
+		fail(ps, NULL, "'%s' ends mid-line (cut short?)", rel);
 	while (!ps->failed && lx.p < lx.end) {
 		const char *q = lx.p;
 
@@ -611,7 +601,8 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 			continue;
 		}
 		if (q != lx.p || !read_statement(ps, &lx, sc, depth))
-			fail(ps, &lx, q != lx.p ? "an indented line outside any block" : "not ninja syntax");
+			fail(ps, &lx, "%s",
+			     q != lx.p ? "an indented line outside any block" : "not ninja syntax");
 	}
 	free(text);
 }
@@ -643,14 +634,8 @@ static void read_config_manifests(parser *ps)
 
 		if (asprintf(&name, "build-%s.ninja", c) < 0)
 			abort();
-		if (!lo_map_get(seen, name, NULL)) {
-			char *what = NULL;
-
-			if (asprintf(&what, "the configuration %s has no %s", c, name) < 0)
-				abort();
-			fail(ps, NULL, what);
-			free(what);
-		}
+		if (!lo_map_get(seen, name, NULL))
+			fail(ps, NULL, "the configuration %s has no %s", c, name);
 		free(name);
 	}
 	lo_map_free(seen, NULL);
