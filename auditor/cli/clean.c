@@ -270,7 +270,7 @@ static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enu
 			  a->status == LO_CLEAN_KEPT_RULE))
 			continue;
 		if (fo == FAIL_RULES) {
-			unsigned on = lo_file_rule_states(f);
+			unsigned on = lo_verdict_rule_states(f->verdict, f->orphan);
 
 			if (on && lo_rules_fails(rules, f->path, on))
 				return LO_EXIT_FINDINGS;

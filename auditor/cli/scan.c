@@ -78,9 +78,12 @@ int lo_cmd_scan(int argc, char **argv)
 					     (verbose ? LO_REPORT_VERBOSE : 0));
 	/* [fail] on and `action = keep` rules decide which findings count. */
 	rc = LO_EXIT_CLEAN;
-	for (i = 0; i < res->file_count; i++)
-		if (lo_rules_fails(o.rules, res->files[i].path, lo_file_rule_states(&res->files[i])))
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i];
+
+		if (lo_rules_fails(o.rules, f->path, lo_verdict_rule_states(f->verdict, f->orphan)))
 			rc = LO_EXIT_FINDINGS;
+	}
 out:
 	lo_scan_result_free(res);
 	lo_cli_opts_dispose(&o);

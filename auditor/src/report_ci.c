@@ -28,9 +28,7 @@ char *lo_report_summary_of(const lo_file *f)
 	lo_buf b = LO_BUF_INIT;
 	const lo_reason *r = f->reason_count ? &f->reasons[0] : NULL;
 
-	lo_buf_puts(&b, f->verdict == LO_VERDICT_STALE ? "no longer built by the current build"
-			: f->verdict == LO_VERDICT_BROKEN ? "would not load"
-							  : lo_verdict_str(f->verdict));
+	lo_buf_puts(&b, lo_verdict_sentence(f->verdict));
 	if (r) {
 		const char *what = r->symbol ? r->symbol : r->library ? r->library
 				 : r->version ? r->version : r->detail;

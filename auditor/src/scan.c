@@ -1,29 +1,23 @@
 /*
  * scan.c - from trees to verdicts (see scan.h).
  *
- * Two passes: the walk collects the candidates (names the rules select) and
- * the directories it could not enter; then each candidate is read once,
- * given a kind and a host, and its load is played by the resolver. Reading
- * after the walk keeps the walk a pure listing (cheap, and what the
- * benchmark compares with `find`) and lets every library be cached across
- * candidates.
- *
- * A symlink is reported by its target when the target is a file inside a
- * scanned root (once, however many links point at it), and by its own path
- * when the target is outside, dangling or part of a loop.
+ * The orchestration. Two passes: the walk collects the candidates (names
+ * the rules select) and the directories it could not enter; then each is
+ * judged (scan_judge.c: read once, given a kind and a host, its load
+ * played, the build's records asked; verdict.h decides). Judging after the
+ * walk keeps the walk a pure listing (cheap, and what the benchmark
+ * compares with a parallel `find`) and lets every library be cached
+ * across candidates.
  *
  * Both passes run on `jobs` threads. The walk hands each worker's finds to
  * its own list; judging takes items by an atomic index and writes each
  * verdict into the item's own slot, so the only shared state is the
- * resolver's cache (locked inside resolve.c) and the hosts (made under
- * `lock` on first use). Anything judge_item calls must be read-only or
- * locked. The result is sorted by path, so output does not depend on
- * scheduling.
+ * resolver's cache (locked inside resolver.c) and the hosts (locked inside
+ * hosts.c). Anything lo_scan_judge calls must be read-only or locked. The
+ * result is sorted by path, so output does not depend on scheduling.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,56 +25,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <elf.h>
 
 #include "leftover/buf.h"
-#include "leftover/buildsys.h"
-#include "leftover/git.h"
-#include "leftover/hosts.h"
 #include "leftover/error.h"
 #include "leftover/origin.h"
-#include "pyext.h"
-#include "leftover/resolve.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
-
-/* What the walk found worth a look. */
-typedef struct item {
-	char *abs;        /* absolute path; owned */
-	size_t root;      /* index of the scanned root it is under */
-	bool orphan_only; /* not a candidate: listed because the build system disowns it */
-	unsigned char type;
-	int err;          /* directory that could not be read */
-} item;
-
-/* One walk worker's finds. */
-typedef struct item_list {
-	item *items;
-	size_t count, cap;
-} item_list;
-
-typedef struct scan {
-	const lo_scan_opts *opts;
-	const lo_rules *rules;
-	lo_scan_result *res;
-	lo_resolver *resolver;
-	lo_hosts *hosts;
-	char **roots;          /* absolute, owned */
-	size_t root_count;
-	unsigned jobs;
-	item_list *lists;      /* one per walk worker */
-	item *items;           /* every root's items, after the walk */
-	size_t item_count, item_cap;
-	lo_file *judged;       /* one slot per item */
-	atomic_size_t next;    /* next item to judge */
-	atomic_int failed;     /* first error of a judging worker */
-	char failed_msg[1024]; /* and its message */
-	const char *root;      /* the root being walked */
-	size_t root_index;
-	lo_buildsys **bs;      /* per root: its build system model, or NULL */
-	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
-	lo_git **git;          /* per root: the repository holding it, or NULL */
-} scan;
+#include "scan_int.h"
 
 /* ---- the result ------------------------------------------------------------ */
 
@@ -136,376 +87,6 @@ static void gather_items(scan *s)
 	}
 }
 
-/* ---- judging one file ---------------------------------------------------- */
-
-/* Start the verdict on `abs` in its slot. */
-static lo_file *new_file(scan *s, lo_file *f, const char *abs)
-{
-	const lo_scan_result *res = s->res;
-	size_t rlen = strlen(res->root);
-
-	memset(f, 0, sizeof(*f));
-	if (!strncmp(abs, res->root, rlen) && abs[rlen] == '/')
-		f->path = lo_xstrdup(abs + rlen + 1);
-	else if (!strcmp(res->root, "/"))
-		f->path = lo_xstrdup(abs + 1);
-	else
-		f->path = lo_xstrdup(abs);
-	f->kind = LO_KIND_OTHER;
-	f->loads = LO_UNKNOWN;
-	f->orphan = LO_UNKNOWN;
-	f->tracked = LO_UNKNOWN;
-	f->verdict = LO_VERDICT_OK;
-	return f;
-}
-
-static bool under_roots(const scan *s, const char *abs)
-{
-	size_t i;
-
-	for (i = 0; i < s->root_count; i++) {
-		size_t n = strlen(s->roots[i]);
-
-		if (!strncmp(abs, s->roots[i], n) && (abs[n] == '/' || !strcmp(s->roots[i], "/")))
-			return true;
-	}
-	return false;
-}
-
-/*
- * A path as reasons show it: relative to the result's root when inside a
- * scanned root, as every file's path is; absolute elsewhere, also under the
- * common root of two scanned dirs (/usr/lib for /usr/lib/python3/... and
- * /usr/lib/python3.11/...), where a relative path would pass a system
- * library off as a file of the scan.
- */
-static const char *rel_to_root(const scan *s, const char *abs)
-{
-	size_t rlen = strlen(s->res->root);
-
-	if (abs && under_roots(s, abs) && !strncmp(abs, s->res->root, rlen) && abs[rlen] == '/')
-		return abs + rlen + 1;
-	return abs;
-}
-
-lo_kind lo_scan_kind_of(const lo_elf *e, const char *path)
-{
-	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e))
-		return LO_KIND_OTHER;
-	if (lo_pyext_named(path) || lo_pyext_exports_init(e, path))
-		return LO_KIND_PYTHON_EXTENSION;
-	return LO_KIND_SHARED_LIBRARY;
-}
-
-static bool is_linker_script(const char *abs)
-{
-	char head[256];
-	ssize_t n;
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, head, sizeof(head) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	head[n] = '\0';
-	return strstr(head, "GNU ld script") || strstr(head, "INPUT(") || strstr(head, "GROUP(");
-}
-
-/*
- * What CPython checks besides the load (pyext.h): a file its import never
- * takes is skipped, and no load is played; returns true then.
- */
-static bool python_never_imported(lo_file *f, const char *base, size_t n,
-				  const lo_hosts_program *py)
-{
-	char *why = lo_pyext_not_imported(base, n, py ? py->path : NULL,
-					  py ? (const char *const *)py->suffixes : NULL);
-
-	if (!why)
-		return false;
-	f->verdict = LO_VERDICT_SKIPPED;
-	lo_file_add_reason(f, LO_REASON_OTHER_INTERPRETER, NULL, NULL, NULL, NULL, why);
-	free(why);
-	return true;
-}
-
-/* A module that loads but has no PyInit_<name>: the import fails all the same. */
-static void python_init_check(lo_file *f, const lo_elf *e, const char *base, size_t n)
-{
-	char *sym = NULL, *why = lo_pyext_init_missing(e, base, n, &sym);
-
-	if (!why)
-		return;
-	lo_file_add_reason(f, LO_REASON_NO_MODULE_INIT, sym, NULL, NULL, NULL, why);
-	free(why);
-	free(sym);
-	f->loads = LO_FALSE;
-	f->verdict = LO_VERDICT_BROKEN;
-}
-
-/*
- * Play the load of the file at abs from `host` and record what fails; what
- * the [host] rule `ruled` (or NULL) says its host provides is no finding.
- */
-static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host,
-		       const lo_rules_host *ruled)
-{
-	const char *changed;
-	lo_load *load;
-	size_t i, waived = 0;
-
-	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
-	/* a change under the scan only ever makes a load fail (elf.h) */
-	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
-		char *why = NULL;
-
-		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
-			     "another process?); scan again", rel_to_root(s, changed)) < 0)
-			abort();
-		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, rel_to_root(s, changed),
-				   why);
-		free(why);
-		lo_load_free(load);
-		return;
-	}
-	for (i = 0; i < lo_load_problem_count(load); i++) {
-		const lo_problem *p = lo_load_problem_at(load, i);
-
-		/* symbols the rules say the host provides, or that never matter */
-		if (p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol &&
-		    (lo_rules_symbol_ignored(s->rules, p->symbol) ||
-		     (ruled && lo_rules_host_provides(ruled, p->symbol)))) {
-			waived++;
-			continue;
-		}
-		lo_file_add_reason(f, (lo_reason_kind)p->kind, p->symbol, p->version,
-				   p->library ? rel_to_root(s, p->library) : NULL,
-				   rel_to_root(s, p->object), p->detail);
-	}
-	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
-	f->verdict = f->loads == LO_TRUE ? LO_VERDICT_OK : LO_VERDICT_BROKEN;
-	lo_load_free(load);
-}
-
-/* Does the object `payload` leave a symbol matching `glob` undefined? (rules.h) */
-static bool object_needs(const char *glob, void *payload)
-{
-	return lo_elf_needs(payload, glob);
-}
-
-static int judge_elf(scan *s, lo_file *f, const char *abs)
-{
-	const lo_elf *e;
-	const lo_host *host = NULL;
-	const lo_hosts_program *program = NULL;
-	const lo_rules_host *ruled;
-	const char *ruled_program, *base;
-	size_t n;
-	bool given;
-	int err = lo_resolver_read(s->resolver, abs, &e);
-
-	if (err == LO_ENOTELF) {
-		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL,
-				   is_linker_script(abs) ? "a GNU ld script, read by the linker only"
-							 : "not an ELF object");
-		return 0;
-	}
-	if (err < 0) {
-		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, lo_error_last());
-		return 0;
-	}
-	f->kind = lo_scan_kind_of(e, abs);
-	if (f->kind == LO_KIND_OTHER) {
-		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, LO_REASON_NOT_LOADABLE, NULL, NULL, NULL, NULL,
-				   lo_elf_type(e) == ET_REL ? "a relocatable object, not a shared object"
-							    : "an executable, which dlopen refuses");
-		return 0;
-	}
-	/* A [host] rule names the program, unless --python or --host did. */
-	ruled = lo_rules_host_of(s->rules, f->path, object_needs, (void *)e);
-	ruled_program = ruled ? lo_rules_host_program(ruled) : NULL;
-	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
-	if (ruled_program && !given) {
-		err = lo_hosts_for_rule(s->hosts, ruled_program, lo_rules_host_name(ruled), &host,
-					&program);
-	} else {
-		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-
-		err = lo_hosts_for_file(s->hosts, f->kind == LO_KIND_PYTHON_EXTENSION, dir, &host,
-					&program);
-		free(dir);
-	}
-	if (err < 0) {
-		/* one unusable host costs only the files that need it */
-		f->verdict = LO_VERDICT_UNJUDGED;
-		lo_file_add_reason(f, LO_REASON_NO_HOST, NULL, NULL, NULL, NULL, lo_error_last());
-		return 0;
-	}
-	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) ||
-	    (ruled_program && !given))
-		f->host = lo_xstrdup(lo_host_name(host));
-	if (ruled && !given)
-		f->host_rule = lo_xstrdup(lo_rules_host_name(ruled));
-	/* what CPython checks besides the load, for a file named as its extensions are */
-	base = strrchr(abs, '/') + 1;
-	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base)
-								       : 0;
-	if (n && python_never_imported(f, base, n, program))
-		return 0;
-	/* the rule's `provides` stand in for its program only where that is not read */
-	judge_load(s, f, abs, host, ruled_program && !given ? NULL : ruled);
-	if (n && f->loads == LO_TRUE)
-		python_init_check(f, e, base, n);
-	return 0;
-}
-
-static int judge_link(scan *s, lo_file *slot, const item *it)
-{
-	char *target = realpath(it->abs, NULL);
-	struct stat st;
-	lo_file *f;
-	int err;
-
-	if (!target) {
-		char buf[PATH_MAX];
-		ssize_t n = readlink(it->abs, buf, sizeof(buf) - 1);
-		int why = errno;
-
-		f = new_file(s, slot, it->abs);
-		buf[n > 0 ? n : 0] = '\0';
-		f->target = lo_xstrdup(buf);
-		f->loads = LO_FALSE;
-		f->verdict = LO_VERDICT_BROKEN;
-		lo_file_add_reason(f, why == ELOOP ? LO_REASON_SYMLINK_LOOP
-						   : LO_REASON_DANGLING_SYMLINK,
-				   NULL, NULL, NULL, NULL,
-				   why == ELOOP ? "too many levels of symbolic links"
-						: "the link points to nothing");
-		return 0;
-	}
-	if (under_roots(s, target)) {
-		/* reported by its target; duplicates are dropped after sorting */
-		f = new_file(s, slot, target);
-	} else {
-		f = new_file(s, slot, it->abs);
-		f->target = lo_xstrdup(target);
-	}
-	if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
-		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
-		free(target);
-		return 0;
-	}
-	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs);
-	free(target);
-	return err;
-}
-
-/* Judge one item into `slot`; a slot left with a NULL path holds nothing. */
-static int judge_item(scan *s, lo_file *slot, const item *it)
-{
-	lo_file *f;
-
-	if (it->err) {
-		f = new_file(s, slot, it->abs);
-		f->verdict = LO_VERDICT_UNREADABLE;
-		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, strerror(it->err));
-		return 0;
-	}
-	if (it->type == DT_LNK)
-		return judge_link(s, slot, it);
-	f = new_file(s, slot, it->abs);
-	if (it->type != DT_REG) {
-		f->verdict = LO_VERDICT_SKIPPED;
-		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
-		return 0;
-	}
-	return judge_elf(s, f, it->abs);
-}
-
-/*
- * A module that does not load because it binds to a library the tree has
- * superseded (lo_buildsys_superseded): the cause, named as a reason.
- */
-static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const char *abs)
-{
-	const lo_elf *e;
-	size_t i;
-
-	if (f->verdict != LO_VERDICT_BROKEN || lo_resolver_read(s->resolver, abs, &e) < 0)
-		return;
-	for (i = 0; i < lo_elf_needed_count(e); i++) {
-		const char *lib = lo_buildsys_superseded(bs, lo_elf_needed(e, i));
-		char *at = NULL, *why = NULL;
-
-		if (!lib)
-			continue;
-		if (asprintf(&at, "%s/%s", lo_buildsys_base(bs), lib) < 0 ||
-		    asprintf(&why, "needs %s, a library the tree has superseded (%s)",
-			     lo_elf_needed(e, i), rel_to_root(s, at)) < 0)
-			abort();
-		lo_file_add_reason(f, LO_REASON_SUPERSEDED_LIBRARY, NULL, NULL, lo_elf_needed(e, i),
-				   rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
-		free(why);
-		free(at);
-	}
-}
-
-/*
- * What the records say of the file in `f`: git, whether it is tracked; the
- * build system, whether it is still produced, an orphan (then the verdict
- * is stale, whether or not it loads), or unknown.
- */
-static void judge_records(scan *s, lo_file *f, const item *it)
-{
-	const lo_buildsys *bs = s->bs ? s->bs[it->root] : NULL;
-	const char *root = bs ? s->build_dirs[it->root] : s->roots[it->root];
-	size_t rlen = strlen(root);
-	lo_orphan_verdict v;
-	lo_reason *r;
-	char *abs;
-
-	if (!f->path || (!bs && !s->git[it->root]))
-		return;
-	/* f->path is relative to the result's root, or absolute outside it */
-	if (f->path[0] == '/')
-		abs = lo_xstrdup(f->path);
-	else if (asprintf(&abs, "%s%s%s", s->res->root, strcmp(s->res->root, "/") ? "/" : "",
-			  f->path) < 0)
-		abort();
-	if (s->git[it->root])
-		f->tracked = lo_git_tracks(s->git[it->root], abs) ? LO_TRUE : LO_FALSE;
-	if (!bs || strncmp(abs, root, rlen) || abs[rlen] != '/') {
-		free(abs);
-		return;
-	}
-	lo_buildsys_judge(bs, abs + rlen + 1, &v);
-	name_superseded(s, f, bs, abs);
-	free(abs);
-	if (v.orphan < 0)
-		return;
-	f->orphan = v.orphan ? LO_TRUE : LO_FALSE;
-	if (!v.orphan)
-		return;
-	if (f->verdict != LO_VERDICT_UNREADABLE)
-		f->verdict = LO_VERDICT_STALE;
-	r = lo_file_add_reason(f, LO_REASON_ORPHAN, NULL, NULL, NULL, NULL, v.detail);
-	r->evidence = lo_xstrdup(lo_orphan_evidence_str(v.evidence));
-}
-
-/* A file listed only because the build system disowns it: any type. */
-static void judge_orphan_only(scan *s, lo_file *slot, const item *it)
-{
-	new_file(s, slot, it->abs);
-	slot->verdict = LO_VERDICT_OK;
-}
-
 static void *judge_worker(void *arg)
 {
 	scan *s = arg;
@@ -516,9 +97,7 @@ static void *judge_worker(void *arg)
 
 		if (atomic_load(&s->failed))
 			break;
-		if (s->items[i].orphan_only)
-			judge_orphan_only(s, &s->judged[i], &s->items[i]);
-		else if ((err = judge_item(s, &s->judged[i], &s->items[i])) < 0) {
+		if ((err = lo_scan_judge(s, &s->judged[i], &s->items[i])) < 0) {
 			int none = 0;
 
 			/* the first failure's message is the one reported; messages are per thread */
@@ -526,7 +105,6 @@ static void *judge_worker(void *arg)
 				snprintf(s->failed_msg, sizeof(s->failed_msg), "%s", lo_error_last());
 			break;
 		}
-		judge_records(s, &s->judged[i], &s->items[i]);
 	}
 	return NULL;
 }
@@ -592,7 +170,7 @@ static void add_rule_reasons(scan *s)
 
 	for (i = 0; i < s->res->file_count; i++) {
 		lo_file *f = &s->res->files[i];
-		unsigned on = lo_file_rule_states(f);
+		unsigned on = lo_verdict_rule_states(f->verdict, f->orphan);
 		const lo_rule *ru = on ? lo_rules_rule_for(s->rules, f->path, on) : NULL;
 
 		if (ru && ru->reason)

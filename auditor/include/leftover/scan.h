@@ -2,10 +2,15 @@
  * scan.h - the verdict on every candidate of a build tree.
  *
  * lo_scan_run walks each root, picks the candidates named by the rules,
- * reads each one, plays its load from the right host (resolve.h) and records
- * one lo_file per candidate with its kind, whether it would load, whether
- * the current build still produces it, and the reasons. The result is plain
- * data for report.h and clean.h; nothing is printed here.
+ * reads each one, plays its load from the right host (resolve.h, hosts.h),
+ * asks the build's records and git about it, and records one lo_file per
+ * candidate: its kind, the facts (whether it would load, whether the
+ * current build still produces it) with the reasons behind them, and the
+ * verdict verdict.h draws from those facts.
+ *
+ * Owns: the result as plain data and its lifetime. Does not own: the
+ * verdict rules (verdict.h), the loader model (resolve.h), the build's
+ * records (buildsys.h), printing (report.h) or acting (clean.h).
  */
 #ifndef LEFTOVER_SCAN_H
 #define LEFTOVER_SCAN_H
@@ -14,56 +19,13 @@
 #include <stddef.h>
 
 #include "leftover/rules.h"
+#include "leftover/verdict.h"
 
 typedef enum lo_kind {
 	LO_KIND_PYTHON_EXTENSION, /* "python-extension" */
 	LO_KIND_SHARED_LIBRARY,   /* "shared-library" */
 	LO_KIND_OTHER,            /* "other" */
 } lo_kind;
-
-typedef enum lo_verdict {
-	LO_VERDICT_OK,         /* "ok" */
-	LO_VERDICT_BROKEN,     /* "broken": still produced (or unknown) but would not load */
-	LO_VERDICT_STALE,      /* "stale": the current build no longer produces it */
-	LO_VERDICT_UNREADABLE, /* "unreadable": cannot be read or parsed */
-	LO_VERDICT_SKIPPED,    /* "skipped": a candidate name, but nothing to load (a linker script) */
-	LO_VERDICT_UNJUDGED,   /* "unjudged": its host program could not be used, so whether it
-				  loads is not known; never acted on, but a finding */
-} lo_verdict;
-
-/* Does a file with this verdict need attention (the exit status, the CI reports)? */
-bool lo_verdict_is_finding(lo_verdict v);
-
-/* A tri-state for the JSON fields that are null until known. */
-typedef enum lo_tristate { LO_UNKNOWN = -1, LO_FALSE = 0, LO_TRUE = 1 } lo_tristate;
-
-/*
- * Why a file has its verdict. The first seven are the loader's problems,
- * in lo_problem_kind's order (resolve.h); each kind has one name, the word
- * in the JSON and every report (lo_reason_kind_str; the table is in
- * result.c). README.md says what each means.
- */
-typedef enum lo_reason_kind {
-	LO_REASON_UNDEFINED_SYMBOL,
-	LO_REASON_MISSING_VERSION,
-	LO_REASON_MISSING_LIBRARY,
-	LO_REASON_BAD_LIBRARY,
-	LO_REASON_WRONG_CLASS,
-	LO_REASON_NOT_LOADABLE,
-	LO_REASON_UNREADABLE,
-	LO_REASON_NOT_ELF,
-	LO_REASON_CHANGED,
-	LO_REASON_DANGLING_SYMLINK,
-	LO_REASON_SYMLINK_LOOP,
-	LO_REASON_NO_HOST,
-	LO_REASON_NO_MODULE_INIT,
-	LO_REASON_OTHER_INTERPRETER,
-	LO_REASON_ORPHAN,
-	LO_REASON_SUPERSEDED_LIBRARY,
-	LO_REASON_RULE,
-} lo_reason_kind;
-
-const char *lo_reason_kind_str(lo_reason_kind k); /* "undefined-symbol" */
 
 typedef struct lo_reason {
 	lo_reason_kind kind;
@@ -82,7 +44,8 @@ typedef struct lo_file {
 	lo_tristate loads;
 	lo_tristate orphan;
 	lo_tristate tracked; /* in the git index: never a removal candidate; unknown without git */
-	lo_verdict verdict;
+	lo_stage stage;      /* how far judging it got (verdict.h) */
+	lo_verdict verdict;  /* lo_verdict_decide of stage, loads and orphan */
 	char *host;   /* the host program assumed, NULL when none was needed */
 	char *host_rule; /* the NAME of the [host "NAME"] that chose it, or NULL; owned */
 	lo_reason *reasons;
@@ -146,14 +109,7 @@ lo_reason *lo_file_add_reason(lo_file *f, lo_reason_kind kind, const char *symbo
 			      const char *version, const char *library, const char *object,
 			      const char *detail);
 
-/*
- * The states of f (LO_RULES_ON_*): unreadable counts as broken, unjudged is
- * LO_RULES_ON_UNJUDGED, which no rule can be `on`.
- */
-unsigned lo_file_rule_states(const lo_file *f);
-
 const char *lo_kind_str(lo_kind k);
-const char *lo_verdict_str(lo_verdict v);
 
 struct lo_elf;
 /* The kind of a readable ELF object at `path`: by CPython suffix or PyInit_ export. */

@@ -1,0 +1,67 @@
+/*
+ * scan_int.h - private to the scan: the state its two passes share.
+ *
+ * scan.c owns the walk, the threads, the build-system and git handles of
+ * each root and the result; scan_judge.c gathers the facts of one item
+ * and asks verdict.h for its verdict. Neither prints.
+ */
+#ifndef LEFTOVER_SCAN_INT_H
+#define LEFTOVER_SCAN_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "leftover/buildsys.h"
+#include "leftover/git.h"
+#include "leftover/hosts.h"
+#include "leftover/resolve.h"
+#include "leftover/scan.h"
+
+/* What the walk found worth a look. */
+typedef struct item {
+	char *abs;        /* absolute path; owned */
+	size_t root;      /* index of the scanned root it is under */
+	bool orphan_only; /* not a candidate: listed because the build system disowns it */
+	unsigned char type;
+	int err;          /* directory that could not be read */
+} item;
+
+/* One walk worker's finds. */
+typedef struct item_list {
+	item *items;
+	size_t count, cap;
+} item_list;
+
+typedef struct scan {
+	const lo_scan_opts *opts;
+	const lo_rules *rules;
+	lo_scan_result *res;
+	lo_resolver *resolver;
+	lo_hosts *hosts;
+	char **roots;          /* absolute, owned */
+	size_t root_count;
+	unsigned jobs;
+	item_list *lists;      /* one per walk worker */
+	item *items;           /* every root's items, after the walk */
+	size_t item_count, item_cap;
+	lo_file *judged;       /* one slot per item */
+	atomic_size_t next;    /* next item to judge */
+	atomic_int failed;     /* first error of a judging worker */
+	char failed_msg[1024]; /* and its message */
+	const char *root;      /* the root being walked */
+	size_t root_index;
+	lo_buildsys **bs;      /* per root: its build system model, or NULL */
+	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
+	lo_git **git;          /* per root: the repository holding it, or NULL */
+} scan;
+
+/*
+ * Judge item `it` into `slot` (a slot left with a NULL path holds nothing):
+ * its facts, the build's and git's records of it, its verdict. Called on
+ * every judging thread at once. Returns 0, or a negative code with a
+ * message when the scan cannot go on.
+ */
+int lo_scan_judge(scan *s, lo_file *slot, const item *it);
+
+#endif
