@@ -1,6 +1,7 @@
 /*
  * clean_hooks.h - what `clean` and `restore` share in the CLI: Ctrl-C
  * stopping between two files, and the test suite's hooks.
+ * Does not own: moving or restoring files (clean.h, in the library).
  */
 #ifndef LEFTOVER_CLI_CLEAN_HOOKS_H
 #define LEFTOVER_CLI_CLEAN_HOOKS_H

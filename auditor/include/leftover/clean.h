@@ -19,6 +19,8 @@
  * matches, whatever their verdict (rules.h). One clean or restore at a time
  * per tree: ROOT/.leftover/lock is held with flock() for the whole run (the
  * CLI takes it before the scan, see lo_tree_lock_new).
+ * Does not own: which files are stale or broken (the scan's verdicts,
+ * verdict.h), nor the file operations' mechanics (clean_fs.h).
  */
 #ifndef LEFTOVER_CLEAN_H
 #define LEFTOVER_CLEAN_H

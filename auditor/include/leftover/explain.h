@@ -13,7 +13,7 @@
  * a bounded number of lines, whatever the size of the libraries involved:
  * the full trace of every binding stays the CLI's --verbose.
  * Does not own: the load itself (resolve.h) or the choice of its host (the
- * CLI, as scan.c makes it); it reads what they found.
+ * CLI, as scan_judge.c makes it); it reads what they found.
  */
 #ifndef LEFTOVER_EXPLAIN_H
 #define LEFTOVER_EXPLAIN_H

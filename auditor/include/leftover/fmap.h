@@ -13,6 +13,8 @@
  * lo_fmap_shrank and reports the file as changed while it was read. A
  * SIGBUS anywhere else goes to the handler that was there before (by
  * default: the process dies, as it would have).
+ * Does not own: parsing what is mapped (elf.h), nor deciding what a
+ * shrunk file means for its verdict (its owner).
  */
 #ifndef LEFTOVER_FMAP_H
 #define LEFTOVER_FMAP_H

@@ -5,6 +5,8 @@
  * itself does), its HEAD and its index: which commit and branch the source
  * is at, whether the work tree is dirty, and whether a file is tracked
  * (a file committed on purpose is never a removal candidate).
+ * Does not own: the build's records of what it produces (buildsys.h), nor
+ * an artifact's history across commits (blame.h).
  */
 #ifndef LEFTOVER_GIT_H
 #define LEFTOVER_GIT_H

@@ -4,6 +4,8 @@
  *
  * Keys are copied and owned by the map; values are the caller's, and
  * lo_map_free takes an optional destructor for them.
+ * Does not own: locking; a map shared between threads is guarded by its
+ * owner (resolver.c).
  */
 #ifndef LEFTOVER_MAP_H
 #define LEFTOVER_MAP_H

@@ -5,7 +5,7 @@
  * C++ symbols demangled, colour only when asked (the CLI asks on a terminal
  * without NO_COLOR). JSON: one document, the format documented in README.md,
  * every candidate once, names escaped losslessly.
- * Does not own: any verdict (scan.h decides, report only words it), nor
+ * Does not own: any verdict (verdict.h decides, report only words it), nor
  * the CI formats (report_ci.h).
  */
 #ifndef LEFTOVER_REPORT_H

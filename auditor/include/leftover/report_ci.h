@@ -9,7 +9,7 @@
  * shows them, and a step summary and outputs. `clean` may be NULL (a plain
  * scan). A file clean kept by a rule's `keep` is no finding: a passing
  * testcase, no result, no annotation.
- * Does not own: what is a finding (lo_verdict_is_finding, scan.h), nor
+ * Does not own: what is a finding (lo_verdict_is_finding, verdict.h), nor
  * where an artifact came from (blame.h, which it asks).
  */
 #ifndef LEFTOVER_REPORT_CI_H
