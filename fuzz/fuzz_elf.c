@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sink += (size_t)lo_elf_dev(e) + (size_t)lo_elf_ino(e);
 	touch(lo_elf_name(e));
 	sink += (size_t)(lo_elf_class(e) + lo_elf_data(e) + lo_elf_machine(e) + lo_elf_type(e));
-	sink += lo_elf_is_native(e) + lo_elf_is_pie(e) + lo_elf_nodeflib(e);
+	sink += lo_elf_has_tables(e) + lo_elf_is_pie(e) + lo_elf_nodeflib(e);
 	touch(lo_elf_soname(e));
 	touch(lo_elf_rpath(e));
 	touch(lo_elf_runpath(e));

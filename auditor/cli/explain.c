@@ -184,6 +184,7 @@ int lo_cmd_explain(int argc, char **argv)
 	lo_host *host = NULL;
 	lo_load *load = NULL;
 	const lo_elf *e;
+	const lo_target *target;
 	lo_kind kind;
 	int c, rc = LO_EXIT_ERROR;
 
@@ -225,7 +226,12 @@ int lo_cmd_explain(int argc, char **argv)
 	dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind) < 0)
 		goto out;
-	if (lo_host_new(&host, r, program) < 0) {
+	/* no program named: a plain C program of the object's own target, when modelled */
+	target = lo_elf_has_tables(e) ? lo_target_of(lo_elf_class(e), lo_elf_data(e),
+						     lo_elf_machine(e))
+				      : NULL;
+	if ((program ? lo_host_new(&host, r, program)
+		     : lo_host_new_plain(&host, r, target ? target : lo_target_native())) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
 		goto out;
 	}

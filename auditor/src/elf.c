@@ -281,22 +281,25 @@ static void gnu_hash_prepare(lo_elf *e)
 {
 	const uint32_t *w = e->gnu_hash;
 	size_t words = e->gnu_hash_words;
+	/* bloom filter words are of the object's class: 2 or 1 hash words each */
+	size_t per = e->class == ELFCLASS64 ? 2 : 1;
 	uint32_t bloom_size;
 
 	if (words < 4)
 		return;
 	bloom_size = w[2];
-	if (!w[0] || !bloom_size || (size_t)bloom_size * 2 + w[0] > words - 4)
+	if (!w[0] || !bloom_size || (size_t)bloom_size * per + w[0] > words - 4)
 		return;
 	e->gnu.usable = true;
 	e->gnu.nbuckets = w[0];
 	e->gnu.symoffset = w[1];
 	e->gnu.bloom_mask = bloom_size - 1;
 	e->gnu.bloom_shift = w[3];
+	e->gnu.bloom_bits = (unsigned)per * 32;
 	e->gnu.bloom = (const unsigned char *)(w + 4);
-	e->gnu.buckets = w + 4 + (size_t)bloom_size * 2;
+	e->gnu.buckets = w + 4 + (size_t)bloom_size * per;
 	e->gnu.chain = e->gnu.buckets + w[0];
-	e->gnu.chain_words = words - 4 - (size_t)bloom_size * 2 - w[0];
+	e->gnu.chain_words = words - 4 - (size_t)bloom_size * per - w[0];
 }
 
 /* Is this dynamic symbol one the loader must bind (undefined, not local)? */
@@ -341,22 +344,45 @@ static int no_sections(const lo_elf *e)
 			    "cannot read '%s': no section headers (stripped with sstrip?)", e->name);
 }
 
-/* The dynamic symbol table, read in place: entries of the size and alignment it claims. */
+/*
+ * The dynamic symbol table: a 64-bit object's read in place, entries of
+ * the size and alignment it claims; a 32-bit object's widened once into
+ * a copy of the same shape, so that lookups read one layout.
+ */
 static int keep_dynsym(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
+	bool wide = e->class == ELFCLASS64;
+	size_t entsize = wide ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym), i;
+	const Elf32_Sym *narrow;
+	Elf64_Sym *copy;
 
 	if (!d || !d->d_buf)
 		return elf_fail(e, "dynamic symbol table");
-	if (sh->sh_entsize != sizeof(Elf64_Sym) || (uintptr_t)d->d_buf % _Alignof(Elf64_Sym) ||
+	if (sh->sh_entsize != entsize ||
+	    (uintptr_t)d->d_buf % (wide ? _Alignof(Elf64_Sym) : _Alignof(Elf32_Sym)) ||
 	    !in_image(e, d->d_buf, d->d_size))
 		return lo_error_set(LO_EINVALID,
 				    "cannot read dynamic symbol table of '%s': "
 				    "entries of %llu bytes, or misaligned", e->name,
 				    (unsigned long long)sh->sh_entsize);
-	e->dynsym = d->d_buf;
-	e->dynsym_count = d->d_size / sizeof(Elf64_Sym);
+	e->dynsym_count = d->d_size / entsize;
 	e->dynstr_index = sh->sh_link;
+	if (wide) {
+		e->dynsym = d->d_buf;
+		return 0;
+	}
+	narrow = d->d_buf;
+	copy = lo_xcalloc(e->dynsym_count ? e->dynsym_count : 1, sizeof(*copy));
+	for (i = 0; i < e->dynsym_count; i++) {
+		copy[i].st_name = narrow[i].st_name;
+		copy[i].st_value = narrow[i].st_value;
+		copy[i].st_size = narrow[i].st_size;
+		copy[i].st_info = narrow[i].st_info;
+		copy[i].st_other = narrow[i].st_other;
+		copy[i].st_shndx = narrow[i].st_shndx;
+	}
+	e->dynsym = e->dynsym_wide = copy;
 	return 0;
 }
 
@@ -509,8 +535,10 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	e->data = ident[EI_DATA];
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
-	e->native = e->class == ELFCLASS64 && e->data == ELFDATA2LSB && e->machine == EM_X86_64;
-	if (e->native && (err = read_tables(e)) < 0)
+	/* tables are read in place, so in this machine's byte order only (target.c) */
+	e->tables = (e->class == ELFCLASS64 || e->class == ELFCLASS32) &&
+		    e->data == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+	if (e->tables && (err = read_tables(e)) < 0)
 		goto fail;
 	elf_end(e->elf);
 	e->elf = NULL;
@@ -537,6 +565,7 @@ void lo_elf_free(lo_elf *e)
 	free(e->verdefs.names);
 	free(e->verneeds);
 	free(e->vindex);
+	free(e->dynsym_wide);
 	if (e->elf)
 		elf_end(e->elf);
 	lo_fmap_free(e->map);
@@ -580,7 +609,7 @@ int lo_elf_class(const lo_elf *e) { return e->class; }
 int lo_elf_data(const lo_elf *e) { return e->data; }
 int lo_elf_machine(const lo_elf *e) { return e->machine; }
 int lo_elf_type(const lo_elf *e) { return e->type; }
-bool lo_elf_is_native(const lo_elf *e) { return e->native; }
+bool lo_elf_has_tables(const lo_elf *e) { return e->tables; }
 bool lo_elf_is_pie(const lo_elf *e) { return e->pie; }
 bool lo_elf_nodeflib(const lo_elf *e) { return e->nodeflib; }
 const char *lo_elf_soname(const lo_elf *e) { return e->soname; }

@@ -45,7 +45,7 @@ struct lo_elf {
 	ino_t ino;
 	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
 	int class, data, machine, type;
-	bool native, pie, nodeflib;
+	bool tables, pie, nodeflib; /* tables: the symbol tables below were read */
 
 	const char *soname, *rpath, *runpath;
 	const char **needed; /* owned array of borrowed strings */
@@ -54,10 +54,12 @@ struct lo_elf {
 	/*
 	 * The dynamic symbol table and its strings, read in place: a lookup
 	 * is a few loads, not a libelf call per symbol (gelf_getsym and
-	 * elf_strptr were a sixth of a scan's instructions). Only objects of
-	 * the host's class get here, so the entries are Elf64_Sym.
+	 * elf_strptr were a sixth of a scan's instructions). A 32-bit
+	 * object's entries are widened into dynsym_wide once, so that every
+	 * lookup reads Elf64_Sym.
 	 */
 	const Elf64_Sym *dynsym; /* dynsym_count entries, or NULL */
+	Elf64_Sym *dynsym_wide;  /* owned: a 32-bit object's table, widened; else NULL */
 	size_t dynsym_count;
 	size_t dynstr_index; /* section index of its string table */
 	const char *dynstr;  /* the string table, ending in a NUL */
@@ -77,7 +79,8 @@ struct lo_elf {
 	struct {
 		bool usable;
 		uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
-		const unsigned char *bloom; /* 8-byte words, 4-byte aligned only */
+		unsigned bloom_bits;        /* 64, or 32 in a 32-bit object */
+		const unsigned char *bloom; /* bloom_bits-bit words, 4-byte aligned only */
 		const uint32_t *buckets, *chain;
 		size_t chain_words;
 	} gnu;

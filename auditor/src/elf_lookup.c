@@ -108,8 +108,16 @@ static bool lookup_gnu(const lo_elf *e, lookup *lk)
 	 * against dlsym for shifts 0..2^32-1). Written out so that no shift is
 	 * undefined in C (a shift of 32 or more was, found by fuzz/fuzz_elf).
 	 */
-	memcpy(&word, e->gnu.bloom + 8 * ((h / 64) & e->gnu.bloom_mask), sizeof(word));
-	mask = (1ull << (h % 64)) | (1ull << ((h >> (e->gnu.bloom_shift & 31)) % 64));
+	if (e->gnu.bloom_bits == 64) {
+		memcpy(&word, e->gnu.bloom + 8 * ((h / 64) & e->gnu.bloom_mask), sizeof(word));
+	} else {
+		uint32_t narrow;
+
+		memcpy(&narrow, e->gnu.bloom + 4 * ((h / 32) & e->gnu.bloom_mask), sizeof(narrow));
+		word = narrow;
+	}
+	mask = (1ull << (h % e->gnu.bloom_bits)) |
+	       (1ull << ((h >> (e->gnu.bloom_shift & 31)) % e->gnu.bloom_bits));
 	if ((word & mask) != mask)
 		return true; /* definitely absent */
 	i = e->gnu.buckets[h % e->gnu.nbuckets];

@@ -371,7 +371,8 @@ struct lo_hosts {
 	lo_resolver *resolver;
 	const char *python, *host; /* --python, --host */
 	pthread_mutex_t lock;      /* guards the rest */
-	lo_map *by_program;        /* program path ("" the plain C program) -> entry */
+	lo_map *by_program;        /* program path, or "(C) TRIPLET" for a target's plain C
+				      program -> entry */
 	lo_map *python_by_dir;     /* directory -> interpreter path (owned) or NULL */
 	char **notes;
 	size_t note_count, note_cap;
@@ -426,13 +427,17 @@ static void add_note(lo_hosts *hs, char *line)
 	hs->notes[hs->note_count++] = line;
 }
 
-/* The program that really runs and its global scope; the report hears of a shim. */
-static int entry_setup(lo_hosts *hs, entry *e, const char *program, const char *family)
+/*
+ * The program that really runs and its global scope, or target's plain C
+ * program; the report hears of a shim.
+ */
+static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_target *target,
+		       const char *family)
 {
 	int err;
 
 	if (!program)
-		return lo_host_new(&e->host, hs->resolver, NULL);
+		return lo_host_new_plain(&e->host, hs->resolver, target);
 	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
 		return err;
 	if ((err = lo_host_new(&e->host, hs->resolver, e->program->path)) == 0 && e->program->how)
@@ -441,41 +446,52 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const char *
 }
 
 /*
- * The entry for `program` (NULL: a plain C program), set up on first use
- * and kept, failure included; a failure's message gets `hint` (what the
- * user can do) and is said once in the notes. Called with the lock held.
+ * The entry for `program` (NULL: target's plain C program), set up on
+ * first use and kept, failure included; a failure's message gets `hint`
+ * (what the user can do) and is said once in the notes. Called with the
+ * lock held.
  */
-static int lookup_locked(lo_hosts *hs, const char *program, const char *family, const char *hint,
-			 const lo_host **host, const lo_hosts_program **prog)
+static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *target,
+			 const char *family, const char *hint, const lo_host **host,
+			 const lo_hosts_program **prog)
 {
-	entry *e = lo_map_get(hs->by_program, program ? program : "", NULL);
+	char key[128];
+	entry *e;
 
+	if (!program && !target)
+		return lo_error_set(LO_EINVALID, "no loader model for the object's machine; name "
+				    "the program that loads it with --host");
+	if (!program)
+		snprintf(key, sizeof(key), "(C) %s", target->name);
+	e = lo_map_get(hs->by_program, program ? program : key, NULL);
 	if (!e) {
 		int err;
 
 		e = lo_xcalloc(1, sizeof(*e));
-		if ((err = entry_setup(hs, e, program, family)) < 0) {
+		if ((err = entry_setup(hs, e, program, target, family)) < 0) {
 			if (asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
 				abort();
 			lo_error_set(err, "%s; the files it would load are unjudged", e->error);
 			add_note(hs, lo_xstrdup(lo_error_last()));
 		}
-		lo_map_put(hs->by_program, program ? program : "", e);
+		lo_map_put(hs->by_program, program ? program : key, e);
 	}
 	*host = e->host;
 	*prog = e->program;
 	return e->error ? lo_error_set(LO_EINVALID, "%s", e->error) : 0;
 }
 
-static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_host **host,
-			   const lo_hosts_program **prog)
+static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
+			   const lo_host **host, const lo_hosts_program **prog)
 {
 	char *program;
 	bool known;
 
 	if (!python)
-		return lookup_locked(hs, hs->host, NULL, " (the program named with --host)", host,
-				     prog);
+		return lookup_locked(hs, hs->host, target, NULL,
+				     hs->host ? " (the program named with --host)"
+					      : " (name the program that loads it with --host)",
+				     host, prog);
 	/* the interpreter is looked up from the module's own directory up: a scan of a
 	   parent of several build trees takes each tree's CMakeCache.txt */
 	program = lo_map_get(hs->python_by_dir, dir, &known);
@@ -487,19 +503,19 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
 				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
 				    "one with --python", dir);
-	return lookup_locked(hs, program, "python", "; name the interpreter with --python", host,
-			     prog);
+	return lookup_locked(hs, program, NULL, "python", "; name the interpreter with --python",
+			     host, prog);
 }
 
-int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_host **host,
-		      const lo_hosts_program **program)
+int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
+		      const lo_host **host, const lo_hosts_program **program)
 {
 	int err;
 
 	*host = NULL;
 	*program = NULL;
 	pthread_mutex_lock(&hs->lock);
-	err = for_file_locked(hs, python, dir, host, program);
+	err = for_file_locked(hs, python, dir, target, host, program);
 	pthread_mutex_unlock(&hs->lock);
 	return err;
 }
@@ -514,7 +530,7 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const
 		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
 		abort();
 	pthread_mutex_lock(&hs->lock);
-	err = lookup_locked(hs, program, NULL, hint, host, program_out);
+	err = lookup_locked(hs, program, NULL, NULL, hint, host, program_out);
 	pthread_mutex_unlock(&hs->lock);
 	free(hint);
 	return err;

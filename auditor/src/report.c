@@ -294,6 +294,7 @@ int lo_report_write_json(FILE *out, const lo_scan_result *res)
 		json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
 		json_object_set_new(o, "host", jstr(f->host));
 		json_object_set_new(o, "host_rule", jstr(f->host_rule));
+		json_object_set_new(o, "arch", jstr(f->arch));
 		for (j = 0; j < f->reason_count; j++)
 			json_array_append_new(reasons, reason_json(&f->reasons[j]));
 		json_object_set_new(o, "reasons", reasons);

@@ -1,6 +1,8 @@
 /*
- * resolve.c - a static model of glibc's ld.so (2.36, x86-64), from the files
- * alone (see resolve.h).
+ * resolve.c - a static model of glibc's ld.so (2.36), from the files alone
+ * (see resolve.h), for the target of each host (target.h): its class and
+ * machine, its $LIB and $PLATFORM, its ld.so.cache entries and default
+ * directories are read from the host's lo_target.
  *
  * Modelled, in the loader's order (elf/dl-load.c, dl-deps.c, dl-version.c,
  * dl-lookup.c):
@@ -62,6 +64,8 @@
 /* A process being built: the host's objects, then those a dlopen adds. */
 typedef struct proc {
 	lo_resolver *r;
+	const lo_target *target; /* the host's: whose loader maps and searches */
+	const target_dirs *dirs; /* where that loader searches; set with target */
 	lobj *objs;
 	size_t count, cap;
 	size_t first_new; /* objects before this are the host's, already relocated */
@@ -209,20 +213,21 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 		lk->fatal = fmt("%s", o->msg);
 		return TRY_FATAL;
 	}
-	if (lo_elf_class(e) != ELFCLASS64) {
+	if (lo_elf_class(e) != p->target->elf_class) {
 		if (lk->tried)
 			lo_buf_printf(lk->tried, "%s: wrong ELF class %s, skipped\n", path,
 				      class_name(e));
 		return TRY_NEXT;
 	}
-	if (lo_elf_data(e) != ELFDATA2LSB) {
-		lk->fatal = fmt("'%s': ELF file data encoding not little-endian", path);
+	if (lo_elf_data(e) != p->target->elf_data) {
+		lk->fatal = fmt("'%s': ELF file data encoding not %s", path,
+				p->target->elf_data == ELFDATA2LSB ? "little-endian" : "big-endian");
 		return TRY_FATAL;
 	}
-	if (!lo_elf_is_native(e)) {
+	if (lo_elf_machine(e) != p->target->machine || !lo_elf_has_tables(e)) {
 		if (lk->tried)
-			lo_buf_printf(lk->tried, "%s: ELF machine %d is not x86-64, skipped\n", path,
-				      lo_elf_machine(e));
+			lo_buf_printf(lk->tried, "%s: ELF machine %d is not %s, skipped\n", path,
+				      lo_elf_machine(e), p->target->arch);
 		return TRY_NEXT;
 	}
 	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e)) {
@@ -247,7 +252,7 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, l
 
 		if (!*tok)
 			continue;
-		dir = lo_resolve_expand_dst(tok, origin);
+		dir = lo_resolve_expand_dst(tok, origin, p->target);
 		if (!*dir) {
 			free(dir);
 			continue;
@@ -302,17 +307,17 @@ static enum try_result try_rpaths(proc *p, size_t req, lookup *lk)
 }
 
 /* /etc/ld.so.cache, or the ld.so.conf directories when there is none. */
-static enum try_result try_ldconfig(proc *p, lookup *lk)
+static enum try_result try_ldconfig(proc *p, const target_dirs *d, lookup *lk)
 {
 	const char *cached;
 	enum try_result res;
 
-	if (!lo_map_count(p->r->cache)) {
+	if (!d->cache) {
 		lk->via = LO_VIA_LDSO_CONF;
 		return try_dirs(p, p->r->conf_dirs, p->r->conf_count, lk);
 	}
 	lk->via = LO_VIA_LDSO_CACHE;
-	if (!(cached = lo_map_get(p->r->cache, lk->name, NULL))) {
+	if (!(cached = lo_map_get(d->cache, lk->name, NULL))) {
 		if (lk->tried)
 			lo_buf_printf(lk->tried, "/etc/ld.so.cache: no entry for %s\n", lk->name);
 		return TRY_NEXT;
@@ -333,7 +338,7 @@ static enum try_result search(proc *p, size_t req, lookup *lk)
 
 	lk->via_detail = NULL;
 	if (strchr(lk->name, '/')) {
-		char *expanded = lo_resolve_expand_dst(lk->name, rq ? rq->origin : "");
+		char *expanded = lo_resolve_expand_dst(lk->name, rq ? rq->origin : "", p->target);
 
 		lk->via = LO_VIA_PATH;
 		if ((res = try_file(p, expanded, lk)) == TRY_FOUND)
@@ -356,10 +361,10 @@ static enum try_result search(proc *p, size_t req, lookup *lk)
 		lk->via = LO_VIA_NOT_FOUND;
 		return TRY_NEXT;
 	}
-	if ((res = try_ldconfig(p, lk)) != TRY_NEXT)
+	if ((res = try_ldconfig(p, p->dirs, lk)) != TRY_NEXT)
 		return res;
 	lk->via = LO_VIA_DEFAULT;
-	if ((res = try_dirs(p, p->r->defaults, p->r->default_count, lk)) == TRY_NEXT)
+	if ((res = try_dirs(p, p->dirs->defaults, p->dirs->default_count, lk)) == TRY_NEXT)
 		lk->via = LO_VIA_NOT_FOUND;
 	return res;
 }
@@ -669,7 +674,8 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 
 /* ---- hosts ------------------------------------------------------------- */
 
-int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
+/* Make the host: `program`, or a plain C program of `target`. */
+static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo_target *target)
 {
 	lo_host *h = lo_xcalloc(1, sizeof(*h));
 	proc *p = &h->p;
@@ -679,6 +685,7 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 	*out = NULL;
 	p->r = r;
 	p->main = NONE;
+	p->target = target;
 	if (program) {
 		const opened *o = lo_resolver_open(r, program);
 		char *real, *origin;
@@ -690,11 +697,16 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 						   : "");
 			goto fail;
 		}
-		if (!lo_elf_is_native(o->elf)) {
+		p->target = lo_target_of(lo_elf_class(o->elf), lo_elf_data(o->elf),
+					 lo_elf_machine(o->elf));
+		if (!p->target || !lo_elf_has_tables(o->elf)) {
 			err = lo_error_set(LO_EINVALID,
-					   "host program '%s' is not an x86-64 ELF program", program);
+					   "host program '%s' is an ELF program for machine %d (%s), "
+					   "whose loader leftover does not model", program,
+					   lo_elf_machine(o->elf), class_name(o->elf));
 			goto fail;
 		}
+		p->dirs = lo_resolver_dirs(r, p->target);
 		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
 		real = realpath(program, NULL);
 		origin = lo_resolve_dirname(real ? real : program);
@@ -704,19 +716,22 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 		h->name = lo_xstrdup(program);
 		map_closure(p, 0);
 	} else {
-		lookup lk = { .name = "libc.so.6" };
+		lookup lk = { .name = target->libc };
 
-		/* A C program needs libc.so.6 and nothing else. */
+		p->dirs = lo_resolver_dirs(r, target);
+		/* A C program needs libc and nothing else. */
 		if (search(p, NONE, &lk) != TRY_FOUND) {
 			err = lo_error_set(LO_ENOTFOUND,
-					   "cannot find libc.so.6 for the plain C host%s%s",
-					   lk.fatal ? ": " : "", lk.fatal ? lk.fatal : "");
+					   "cannot find %s of %s for a plain C program%s%s",
+					   target->libc, target->name, lk.fatal ? ": " : "",
+					   lk.fatal ? lk.fatal : "");
 			free(lk.fatal);
 			goto fail;
 		}
-		add_object(p, lk.found, lk.path, NULL, "libc.so.6", NONE);
+		add_object(p, lk.found, lk.path, NULL, target->libc, NONE);
 		free(lk.path);
-		h->name = lo_xstrdup("(C program)");
+		h->name = target == lo_target_native() ? lo_xstrdup("(C program)")
+							: fmt("(%s C program)", target->arch);
 		map_closure(p, 0);
 	}
 	if (p->problem_count) {
@@ -736,6 +751,21 @@ int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 fail:
 	lo_host_free(h);
 	return err;
+}
+
+int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
+{
+	return host_new(out, r, program, lo_target_native());
+}
+
+int lo_host_new_plain(lo_host **out, lo_resolver *r, const lo_target *target)
+{
+	return host_new(out, r, NULL, target);
+}
+
+const lo_target *lo_host_target(const lo_host *h)
+{
+	return h->p.target;
 }
 
 void lo_host_free(lo_host *h)
@@ -764,6 +794,8 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	size_t k;
 
 	p->r = r;
+	p->target = host->p.target;
+	p->dirs = host->p.dirs;
 	p->trace = (flags & LO_LOAD_TRACE) != 0;
 	p->main = host->p.main;
 	p->host_names = host->p.host_names;
@@ -780,13 +812,15 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 		return 0;
 	}
 	l->elf = o->elf;
-	if (lo_elf_class(o->elf) != ELFCLASS64 || lo_elf_data(o->elf) != ELFDATA2LSB ||
-	    !lo_elf_is_native(o->elf)) {
+	if (lo_elf_class(o->elf) != p->target->elf_class ||
+	    lo_elf_data(o->elf) != p->target->elf_data ||
+	    lo_elf_machine(o->elf) != p->target->machine || !lo_elf_has_tables(o->elf)) {
 		add_problem(p, LO_PROBLEM_WRONG_CLASS, keep_dup(p, path), NULL, NULL, NULL,
-			    lo_elf_class(o->elf) != ELFCLASS64
+			    lo_elf_class(o->elf) != p->target->elf_class
 				    ? fmt("wrong ELF class: %s", class_name(o->elf))
-				    : fmt("ELF machine %d, byte order %d: not an x86-64 object",
-					  lo_elf_machine(o->elf), lo_elf_data(o->elf)));
+				    : fmt("ELF machine %d, byte order %d: not an %s object",
+					  lo_elf_machine(o->elf), lo_elf_data(o->elf),
+					  p->target->arch));
 		return 0;
 	}
 	if (lo_elf_type(o->elf) != ET_DYN || lo_elf_is_pie(o->elf)) {

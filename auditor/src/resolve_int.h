@@ -6,8 +6,8 @@
  * resolver.c owns reading each file once per scan for every thread, the
  * parsed objects shared by the paths that name one inode, and keeping
  * their memory within a budget. resolve.c owns what ld.so does with them.
- * The target's values (the one target modelled: glibc on x86-64) are the
- * block below, in one place.
+ * What differs between targets (architectures and their loaders) is read
+ * from their lo_target (target.h), never tested for here.
  */
 #ifndef LEFTOVER_RESOLVE_INT_H
 #define LEFTOVER_RESOLVE_INT_H
@@ -20,16 +20,7 @@
 #include "leftover/elf.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
-
-/* ---- the target ---- */
-
-/* Debian's multiarch values of the loader's dynamic string tokens. */
-#define LO_DST_LIB "lib/x86_64-linux-gnu"
-#define LO_DST_PLATFORM "x86_64"
-/* The loader's compiled-in default directories (`ld.so --help`), in order. */
-#define LO_DEFAULT_DIRS "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib"
-/* ld.so.cache entry flags of a 64-bit x86-64 libc6 library. */
-#define LO_CACHE_FLAGS 0x0303
+#include "leftover/target.h"
 
 /* ---- the resolver ---- */
 
@@ -78,14 +69,28 @@ typedef struct opened {
 	bool ready;  /* set under the lock once the fields above are final */
 } opened;
 
+/* Where one target's loader looks after the paths an object names. */
+typedef struct target_dirs {
+	const lo_target *target;
+	lo_map *cache;     /* its ld.so.cache entries: name -> path (owned); NULL: no cache */
+	char **defaults;   /* its default directories, owned */
+	size_t default_count;
+} target_dirs;
+
+/* Targets one scan meets at most (target.c has fewer). */
+#define LO_RESOLVER_TARGETS 16
+
 struct lo_resolver {
 	char **llp; /* LD_LIBRARY_PATH entries, owned */
 	size_t llp_count;
-	lo_map *cache;     /* ld.so.cache: name -> path (owned strings), ldconfig.h */
+	char *cache_path;  /* the ld.so.cache read for each target, "" for none; owned */
 	char **conf_dirs;  /* ld.so.conf directories, when there is no cache */
 	size_t conf_count;
-	char **defaults;
-	size_t default_count;
+	char **default_dirs; /* the caller's default directories for every target, or NULL */
+	size_t default_dirs_count;
+	/* made on first use of each target, under the lock; never changed after */
+	target_dirs targets[LO_RESOLVER_TARGETS];
+	size_t target_count;
 	/*
 	 * The caches, shared by the scan's threads. An entry, once ready, never
 	 * changes, so only finding or making one needs the lock; files are
@@ -131,5 +136,8 @@ const opened *lo_resolver_open(lo_resolver *r, const char *path);
  * budget.
  */
 void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t n);
+
+/* Where target t's loader searches (its cache entries and default directories). */
+const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t);
 
 #endif

@@ -21,7 +21,7 @@ char *lo_resolve_dirname(const char *path)
 	return lo_xstrndup(path, (size_t)(slash - path));
 }
 
-char *lo_resolve_expand_dst(const char *entry, const char *origin)
+char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_target *target)
 {
 	static const struct {
 		const char *name;
@@ -49,7 +49,7 @@ char *lo_resolve_expand_dst(const char *entry, const char *origin)
 						    (t[n] >= '0' && t[n] <= '9')))
 				continue;
 			len = 1 + braced + n + braced;
-			value = i == 0 ? origin : i == 1 ? LO_DST_LIB : LO_DST_PLATFORM;
+			value = i == 0 ? origin : i == 1 ? target->lib : target->platform;
 			break;
 		}
 		if (!value) { /* not a token ld.so knows: kept as written */

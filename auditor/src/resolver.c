@@ -30,22 +30,20 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
-	r->cache = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
 	for (i = 0; opts && i < opts->library_path_count; i++)
 		if (opts->library_path[i][0])
 			lo_strv_add_unique(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
-	if ((!*cache || lo_ldconfig_read_cache(r->cache, cache, LO_CACHE_FLAGS) < 0) && *conf)
+	r->cache_path = lo_xstrdup(cache);
+	/* whether the cache can be read is the same for every target: the native one says */
+	if (!lo_resolver_dirs(r, lo_target_native())->cache && *conf)
 		lo_ldconfig_read_conf(&r->conf_dirs, &r->conf_count, conf);
 	cap = 0;
 	if (opts && opts->default_dirs) {
+		r->default_dirs = lo_xcalloc(1, sizeof(char *));
 		for (i = 0; i < opts->default_dirs_count; i++)
-			lo_strv_add_unique(&r->defaults, &r->default_count, &cap, opts->default_dirs[i]);
-	} else {
-		static const char *const default_dirs[] = { LO_DEFAULT_DIRS };
-
-		for (i = 0; i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
-			lo_strv_add_unique(&r->defaults, &r->default_count, &cap, default_dirs[i]);
+			lo_strv_add_unique(&r->default_dirs, &r->default_dirs_count, &cap,
+					   opts->default_dirs[i]);
 	}
 	lo_error_clear();
 	*out = r;
@@ -71,12 +69,18 @@ static void free_parsed(void *v)
 
 void lo_resolver_free(lo_resolver *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
 	lo_strv_free(r->llp, r->llp_count);
 	lo_strv_free(r->conf_dirs, r->conf_count);
-	lo_strv_free(r->defaults, r->default_count);
-	lo_map_free(r->cache, free);
+	lo_strv_free(r->default_dirs, r->default_dirs_count);
+	for (i = 0; i < r->target_count; i++) {
+		lo_map_free(r->targets[i].cache, free);
+		lo_strv_free(r->targets[i].defaults, r->targets[i].default_count);
+	}
+	free(r->cache_path);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
 	pthread_cond_destroy(&r->ready);
@@ -244,4 +248,44 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 	pthread_mutex_unlock(&r->lock);
 	lo_elf_release_many(release, n);
 	free(release);
+}
+
+/* Target t's cache entries and default directories, read now. */
+static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
+{
+	const char *const *dir;
+	size_t i, cap = 0;
+
+	d->target = t;
+	d->cache = lo_map_new();
+	if (!*r->cache_path || lo_ldconfig_read_cache(d->cache, r->cache_path, t->cache_flags) < 0) {
+		lo_map_free(d->cache, free);
+		d->cache = NULL;
+	}
+	if (r->default_dirs) {
+		for (i = 0; i < r->default_dirs_count; i++)
+			lo_strv_add_unique(&d->defaults, &d->default_count, &cap, r->default_dirs[i]);
+	} else {
+		for (dir = t->default_dirs; *dir; dir++)
+			lo_strv_add_unique(&d->defaults, &d->default_count, &cap, *dir);
+	}
+}
+
+const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t)
+{
+	target_dirs *d = NULL;
+	size_t i;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->target_count && !d; i++)
+		if (r->targets[i].target == t)
+			d = &r->targets[i];
+	if (!d && r->target_count < LO_RESOLVER_TARGETS) {
+		d = &r->targets[r->target_count];
+		dirs_make(r, d, t);
+		r->target_count++;
+	}
+	pthread_mutex_unlock(&r->lock);
+	/* more targets than the table holds: the first stands in (target.c has fewer) */
+	return d ? d : &r->targets[0];
 }

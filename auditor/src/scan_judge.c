@@ -222,10 +222,24 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		err = lo_hosts_for_rule(s->hosts, ruled_program, lo_rules_host_name(ruled), &host,
 					&program);
 	} else {
+		bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+		/* a plain C program of the object's own target loads it, unless --host says */
+		const lo_target *t = lo_elf_has_tables(e) ? lo_target_of(lo_elf_class(e),
+									lo_elf_data(e),
+									lo_elf_machine(e))
+							  : NULL;
 
-		err = lo_hosts_for_file(s->hosts, f->kind == LO_KIND_PYTHON_EXTENSION, dir, &host,
-					&program);
+		if (!t && !python && !(s->opts && s->opts->host))
+			err = lo_error_set(LO_EINVALID,
+					   "an object for ELF machine %d (%d-bit, %s), whose loader "
+					   "leftover does not model; name the program that loads it "
+					   "with --host", lo_elf_machine(e),
+					   lo_elf_class(e) == ELFCLASS32 ? 32 : 64,
+					   lo_elf_data(e) == ELFDATA2MSB ? "big-endian"
+									 : "little-endian");
+		else
+			err = lo_hosts_for_file(s->hosts, python, dir, t, &host, &program);
 		free(dir);
 	}
 	if (err < 0) {
@@ -239,6 +253,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		f->host = lo_xstrdup(lo_host_name(host));
 	if (ruled && !given)
 		f->host_rule = lo_xstrdup(lo_rules_host_name(ruled));
+	f->arch = lo_host_target(host)->name;
 	/* what CPython checks besides the load, for a file named as its extensions are */
 	base = strrchr(abs, '/') + 1;
 	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base)

@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -151,13 +152,16 @@ def cc(out, source, *flags, shared=True, cwd=None):
     flags go to gcc after the source (so -L/-l work), e.g.
     cc(d/"libb.so", "...", "-L", d, "-la", "-Wl,-rpath,$ORIGIN").
     """
+    return cc_for(NATIVE_ARCH, out, source, *flags, shared=shared, cwd=cwd)
+
+
+def cc_for(arch, out, source, *flags, shared=True, cwd=None):
+    """cc() with the compiler of `arch` (ARCHES; need_arch first)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     src = out.parent / (out.name.replace(".", "_") + ".c")
     src.write_text(source)
-    cmd = ["gcc", "-O1", "-o", out, src]
-    if shared:
-        cmd[1:1] = ["-shared", "-fPIC"]
+    cmd = ARCHES[arch]["cc"] + (["-shared", "-fPIC"] if shared else []) + ["-O1", "-o", out, src]
     run(cmd + list(flags), cwd=cwd)
     return out
 
@@ -192,9 +196,7 @@ def need(program, package):
         return program if "/" in program and os.path.exists(program) else shutil.which(program)
     found = find()
     if not found:
-        run(["apt-get", "-o", "DPkg::Lock::Timeout=900", "install", "-y", "-q",
-             "--no-install-recommends", package], env={"DEBIAN_FRONTEND": "noninteractive"},
-            timeout=1200)
+        _apt("install", "-y", "--no-install-recommends", package)
         found = find()
     assert found, "%s is not on PATH after installing %s" % (program, package)
     return found
@@ -202,22 +204,70 @@ def need(program, package):
 
 _PROBE = Path(__file__).resolve().parent / "probe"
 
+# The targets the tests hold leftover against (its JSON "arch"): Debian's
+# architecture, how a C program of it is compiled, and how it is run here.
+ARCHES = {
+    "x86_64-linux-gnu": {"deb": "amd64", "cc": ["gcc"], "run": []},
+    "i386-linux-gnu": {"deb": "i386", "cc": ["gcc", "-m32"], "run": []},
+    "aarch64-linux-gnu": {"deb": "arm64", "cc": ["aarch64-linux-gnu-gcc"],
+                          "run": ["qemu-aarch64-static"]},
+}
+NATIVE_ARCH = "x86_64-linux-gnu"
 
-def _probe_program():
-    """tests/e2e/probe/dlopen_probe.c compiled (once per WORK) with libc only."""
-    exe = WORK / ".probe" / "dlopen_probe"
+
+def need_arch(arch, packages=()):
+    """Make this machine build and run C programs of `arch`, with Debian's
+    `packages` of that architecture (names without ":ARCH") installed as
+    multiarch packages: CI starts bare, so the test that needs them says so.
+    Returns the C compiler command for `arch`."""
+    a = ARCHES[arch]
+    deb = a["deb"]
+    want = ["libc6:" + deb] + ["%s:%s" % (p, deb) for p in packages]
+    if arch == "aarch64-linux-gnu":
+        want += ["gcc-aarch64-linux-gnu", "qemu-user-static"]
+    elif arch == "i386-linux-gnu":
+        want += ["gcc-multilib"]
+    missing = [p for p in want if run(["dpkg-query", "-W", "-f=${Status}", p],
+                                      check=False).stdout.find("ok installed") < 0]
+    if missing:
+        if deb not in run(["dpkg", "--print-foreign-architectures"]).stdout.split() + ["amd64"]:
+            run(["dpkg", "--add-architecture", deb])
+            _apt("update")
+        if _apt("install", "-y", "--no-install-recommends", *missing, check=False).returncode:
+            _apt("update")  # an index from before the architecture was added
+            _apt("install", "-y", "--no-install-recommends", *missing)
+    return a["cc"]
+
+
+def _apt(*args, check=True):
+    """apt-get ARGS, waiting for another test's apt-get to finish with the locks."""
+    cmd = ["apt-get", "-q", "-o", "DPkg::Lock::Timeout=900"] + list(args)
+    for _ in range(60):
+        r = run(cmd, env={"DEBIAN_FRONTEND": "noninteractive"}, timeout=1800, check=False)
+        if r.returncode == 0 or "Could not get lock" not in r.stderr:
+            break
+        time.sleep(5)
+    if check and r.returncode:
+        raise AssertionError("apt-get %s failed:\n%s" % (" ".join(args), r.stderr))
+    return r
+
+
+def _probe_program(arch=NATIVE_ARCH):
+    """tests/e2e/probe/dlopen_probe.c compiled for `arch` (once per WORK) with libc only."""
+    exe = WORK / ".probe" / ("dlopen_probe-" + arch)
     src = _PROBE / "dlopen_probe.c"
     if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
         exe.parent.mkdir(parents=True, exist_ok=True)
-        run(["gcc", "-O1", "-std=c11", "-o", exe, src])
+        run(ARCHES[arch]["cc"] + ["-O1", "-std=c11", "-o", exe, src])
     return exe
 
 
-def dlopen(paths, python=None, jobs=1, timeout=10):
+def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH):
     """What the real loader does with each path, from the host leftover assumes.
 
     python=None: dlopen(path, RTLD_NOW|RTLD_LOCAL) from a plain C program
-    (probe/dlopen_probe.c); python=INTERPRETER: loaded by that interpreter
+    of `arch` (probe/dlopen_probe.c; under qemu-user for another
+    architecture); python=INTERPRETER: loaded by that interpreter
     (probe/pyimport_probe.py). Each file is tried in its own forked child,
     without LD_LIBRARY_PATH/LD_PRELOAD, killed after `timeout` seconds.
     Returns, in order, "ok", "error <dlerror()>", "signal N" (14: timeout)
@@ -228,7 +278,7 @@ def dlopen(paths, python=None, jobs=1, timeout=10):
     if python:
         cmd = [python, _PROBE / "pyimport_probe.py", str(timeout)]
     else:
-        cmd = [_probe_program(), str(timeout)]
+        cmd = ARCHES[arch]["run"] + [_probe_program(arch), str(timeout)]
     jobs = max(1, min(jobs, len(paths)))
     chunks = [paths[i::jobs] for i in range(jobs)]
     procs = [subprocess.Popen([str(c) for c in cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

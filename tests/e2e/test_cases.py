@@ -97,19 +97,20 @@ def build_class_on_search_path(d):
 
 
 def build_wrong_class(d):
-    """lib32.so is a 32-bit object in a tree judged for a 64-bit host."""
+    """lib32.so: a 32-bit object, which a 32-bit program loads and a 64-bit one refuses."""
     lotest.cc(d / "lib32.so", "int f(void) { return 32; }", "-m32")
     return d
 
 
-EM_AARCH64 = 183
+EM_SPARCV9 = 43
 
 
 def build_foreign_machine(d):
-    """libarm.so: a real x86-64 object with e_machine patched to EM_AARCH64."""
-    p = lotest.cc(d / "libarm.so", "int f(void) { return 64; }")
+    """libsparc.so: a real x86-64 object with e_machine patched to EM_SPARCV9,
+    a machine of no loader leftover models (and, little-endian, of none at all)."""
+    p = lotest.cc(d / "libsparc.so", "int f(void) { return 64; }")
     b = bytearray(p.read_bytes())
-    b[18:20] = EM_AARCH64.to_bytes(2, "little")  # e_machine, in a 64-bit LSB header
+    b[18:20] = EM_SPARCV9.to_bytes(2, "little")  # e_machine, in a 64-bit LSB header
     p.write_bytes(bytes(b))
     return d
 
@@ -238,24 +239,34 @@ def test_wrong_class_library_on_the_search_path_is_skipped():
     assert [x["library"] for x in r.reasons("only-32/libneeds.so", "missing-library")] == ["libz9.so"], f
 
 
-def test_32_bit_candidate_is_wrong_class():
+def test_32_bit_candidate_is_judged_by_the_32_bit_loader():
     d = fresh(build_wrong_class)
-    assert "wrong ELF class" in real_loader(d / "lib32.so")
+    assert lotest.dlopen([d / "lib32.so"], arch="i386-linux-gnu") == ["ok"]
     r = lotest.scan(d)
+    assert r.rc == 0, r
+    f = r.file("lib32.so")
+    assert f["loads"] is True and f["verdict"] == "ok", f
+    assert f["arch"] == "i386-linux-gnu", f
+    # loaded by a 64-bit program (the 64-bit probe, named as the host): the wrong class
+    assert "wrong ELF class" in real_loader(d / "lib32.so")
+    r = lotest.scan(d, args=["--host", lotest._probe_program()])
     assert r.rc == 1, r
     f = r.file("lib32.so")
     assert f["loads"] is False and f["verdict"] == "broken", f
+    assert f["arch"] == "x86_64-linux-gnu", f
     assert r.reasons("lib32.so", "wrong-class"), f
 
 
-def test_foreign_machine_object_does_not_load():
+def test_object_of_a_machine_not_modelled_is_unjudged():
     d = fresh(build_foreign_machine)
-    assert real_loader(d / "libarm.so") != "ok"
+    assert real_loader(d / "libsparc.so") != "ok"
     r = lotest.scan(d)
     assert r.rc == 1, r
-    f = r.file("libarm.so")
-    assert f["loads"] is False and f["verdict"] == "broken", f
-    assert r.reasons("libarm.so", "wrong-class"), f
+    f = r.file("libsparc.so")
+    # no loader here can say whether its own would load it: not broken, not ok
+    assert f["loads"] is None and f["verdict"] == "unjudged", f
+    (why,) = r.reasons("libsparc.so", "no-host")
+    assert "machine 43" in why["detail"] and "--host" in why["detail"], why
 
 
 def test_linker_script_is_skipped_not_an_error():

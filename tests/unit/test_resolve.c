@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <elf.h>
 
 #include <cmocka.h>
 
@@ -117,14 +118,21 @@ static void test_dst_expansion(void **state)
 {
 	char *s;
 
-	s = lo_resolve_expand_dst("$ORIGIN/../lib:${ORIGIN}/x", "/o");
+	const lo_target *x86 = lo_target_of(ELFCLASS64, ELFDATA2LSB, EM_X86_64),
+			*i386 = lo_target_of(ELFCLASS32, ELFDATA2LSB, EM_386);
+
+	s = lo_resolve_expand_dst("$ORIGIN/../lib:${ORIGIN}/x", "/o", x86);
 	assert_string_equal(s, "/o/../lib:/o/x");
 	free(s);
-	s = lo_resolve_expand_dst("/usr/$LIB/${PLATFORM}", "/o");
+	s = lo_resolve_expand_dst("/usr/$LIB/${PLATFORM}", "/o", x86);
 	assert_string_equal(s, "/usr/lib/x86_64-linux-gnu/x86_64");
 	free(s);
+	/* what ld.so --list of a 32-bit program shows: the i386 loader's values */
+	s = lo_resolve_expand_dst("/usr/$LIB/${PLATFORM}", "/o", i386);
+	assert_string_equal(s, "/usr/lib/i386-linux-gnu/i686");
+	free(s);
 	/* not tokens: a longer name, an unknown one */
-	s = lo_resolve_expand_dst("$ORIGINAL/$FOO", "/o");
+	s = lo_resolve_expand_dst("$ORIGINAL/$FOO", "/o", x86);
 	assert_string_equal(s, "$ORIGINAL/$FOO");
 	free(s);
 }

@@ -9,10 +9,11 @@
  * a file that fails a check is LO_EINVALID with a message naming the file and
  * what was being read. Nothing is executed.
  *
- * Symbol tables are decoded only for objects of the host's own class, byte
- * order and machine (ELFCLASS64, little-endian, x86-64 here): those are the
- * only ones the loader could map. For others only the header is read, which
- * is enough for the loader's "wrong ELF class" skip.
+ * Symbol tables are decoded for 32- and 64-bit objects of any machine in
+ * the byte order of the machine leftover runs on (they are read in place);
+ * which loader judges them is the target's business (target.h). For others
+ * only the header is read, which is enough for a loader's "wrong ELF
+ * class" skip.
  *
  * All strings returned are borrowed from the object and live until
  * lo_elf_free.
@@ -92,8 +93,8 @@ int lo_elf_class(const lo_elf *e);   /* ELFCLASS32 / ELFCLASS64 */
 int lo_elf_data(const lo_elf *e);    /* ELFDATA2LSB / ELFDATA2MSB */
 int lo_elf_machine(const lo_elf *e); /* EM_* */
 int lo_elf_type(const lo_elf *e);    /* ET_DYN, ET_EXEC, ... */
-/* True when the loader could map this object into the host (see above). */
-bool lo_elf_is_native(const lo_elf *e);
+/* Were its symbol tables read (see above)? Else only its header is known. */
+bool lo_elf_has_tables(const lo_elf *e);
 /* ET_DYN carrying DF_1_PIE: an executable, which dlopen refuses. */
 bool lo_elf_is_pie(const lo_elf *e);
 /* DF_1_NODEFLIB: skip ld.so.cache and the default directories. */

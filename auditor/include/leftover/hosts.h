@@ -76,13 +76,14 @@ void lo_hosts_free(lo_hosts *hs);
 /*
  * The host of a candidate in directory `dir`: for a Python extension
  * module, the interpreter of lo_hosts_python_for (kept per directory); for
- * another object, --host or a plain C program. *program is what the host
- * program said about itself (NULL for a plain C program). Returns 0, or a
- * negative code with a message saying what is wrong with the host and
- * what the user can do; the same for every file that needs it.
+ * another object, --host or a plain C program of `target`, the object's
+ * own (target.h). *program is what the host program said about itself
+ * (NULL for a plain C program). Returns 0, or a negative code with a
+ * message saying what is wrong with the host and what the user can do;
+ * the same for every file that needs it.
  */
-int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_host **host,
-		      const lo_hosts_program **program);
+int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
+		      const lo_host **host, const lo_hosts_program **program);
 
 /* Likewise for `program`, which the rules' [host "name"] names. */
 int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const lo_host **host,

@@ -1,6 +1,7 @@
 /*
  * resolve.h - a static model of glibc's ld.so: which files a dlopen() would
- * map and whether every symbol would bind, without running anything.
+ * map and whether every symbol would bind, without running anything, for
+ * each target's loader (target.h) whatever machine leftover runs on.
  *
  * A lo_resolver holds the search configuration (LD_LIBRARY_PATH as given by
  * the caller, the ld.so.conf directories, the default directories) and a
@@ -13,7 +14,8 @@
  * The rules modelled, and those deliberately not, are listed at the top of
  * resolve.c.
  * Does not own: reading ELF (elf.h), ld.so.cache and ld.so.conf
- * (ldconfig.h), nor which program is the host (hosts.h, the rules).
+ * (ldconfig.h), what differs between targets (target.h), nor which program
+ * is the host (hosts.h, the rules).
  */
 #ifndef LEFTOVER_RESOLVE_H
 #define LEFTOVER_RESOLVE_H
@@ -22,6 +24,7 @@
 #include <stddef.h>
 
 #include "leftover/elf.h"
+#include "leftover/target.h"
 
 typedef struct lo_resolver lo_resolver;
 typedef struct lo_host lo_host;
@@ -61,11 +64,20 @@ int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out);
 
 /*
  * The program that loads candidates. `program` is the path of an ELF
- * executable (the Python interpreter, perl, an application); NULL stands for
- * a plain C program, whose global scope is libc's closure. Fails with a
- * message when the program cannot be read or its own libraries not found.
+ * executable (the Python interpreter, perl, an application), whose own
+ * class and machine say which target's loader runs it (target.h); NULL
+ * stands for a plain C program of the machine leftover runs on, whose
+ * global scope is libc's closure. Fails with a message when the program
+ * cannot be read, is for a target not modelled, or its own libraries are
+ * not found.
  */
 int lo_host_new(lo_host **out, lo_resolver *r, const char *program);
+
+/* A plain C program of `target`: libc's closure as that target's loader finds it. */
+int lo_host_new_plain(lo_host **out, lo_resolver *r, const lo_target *target);
+
+/* The target whose loader the host runs under. */
+const lo_target *lo_host_target(const lo_host *h);
 void lo_host_free(lo_host *h);
 const char *lo_host_name(const lo_host *h); /* "python3.11", "(C program)" */
 
@@ -169,7 +181,7 @@ const lo_trace_object *lo_load_object_at(const lo_load *l, size_t i);
 size_t lo_load_symbol_count(const lo_load *l);
 const lo_trace_symbol *lo_load_symbol_at(const lo_load *l, size_t i);
 
-/* Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry. */
-char *lo_resolve_expand_dst(const char *entry, const char *origin);
+/* Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry, as t's loader does. */
+char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_target *t);
 
 #endif

@@ -1,0 +1,128 @@
+"""Each object judged by its own target's loader, whatever machine runs leftover.
+
+For i386 (built here with gcc -m32) and aarch64 (built with Debian's cross
+compiler), a tree of objects that load and objects that fail for each
+reason leftover models, and the machine's own multiarch libraries of that
+architecture (/usr/lib/TRIPLET, Debian's `:i386` and `:arm64` packages,
+installed by this test). The truth is that target's real loader: a plain
+C program of the architecture doing dlopen(path, RTLD_NOW|RTLD_LOCAL) in a
+forked child, run natively for i386 and under qemu-user for aarch64. The
+test prints `agreement: N/M` per target and fails on any disagreement.
+
+The tree also checks the target's own values: $LIB and $PLATFORM in a
+RUNPATH expand as that target's loader expands them, and a library of
+another class first on the search path is passed over.
+"""
+import sys
+from pathlib import Path
+
+import lotest
+import test_loader_agreement as agreement
+
+# Multiarch packages with shared objects of many kinds (C++, plugins, engines).
+PACKAGES = ["zlib1g", "libstdc++6", "libssl3", "libffi8", "libexpat1"]
+TARGETS = {"i386-linux-gnu": "i686", "aarch64-linux-gnu": "aarch64"}
+MACHINES = {3: "i386-linux-gnu", 62: "x86_64-linux-gnu", 183: "aarch64-linux-gnu"}
+
+
+def machine_of(path):
+    """e_machine of a little-endian ELF file."""
+    with open(path, "rb") as f:
+        return int.from_bytes(f.read(20)[18:20], "little")
+
+
+def build_tree(arch, d):
+    """One object per outcome, compiled for arch; returns the expected failure kinds."""
+    def cc(name, src, *flags):
+        return lotest.cc_for(arch, d / name, src, *flags)
+    # a symbol the current library no longer exports
+    cc("dep/libdep.so", "int kept(void) { return 1; } int gone(void) { return 2; }",
+       "-Wl,-soname,libdep.so")
+    cc("libsym.so", "int gone(void); int use(void) { return gone(); }",
+       "-L", d / "dep", "-ldep", "-Wl,-rpath,$ORIGIN/dep")
+    cc("dep/libdep.so", "int kept(void) { return 1; }", "-Wl,-soname,libdep.so")
+    # a symbol version the current library no longer defines
+    (d / "v1.map").write_text("V_1 { global: v1; local: *; };\n")
+    (d / "v2.map").write_text("V_1 { global: v1; local: *; };\nV_2 { global: v2; } V_1;\n")
+    cc("ver/libv.so", "int v1(void) { return 1; } int v2(void) { return 2; }",
+       "-Wl,-soname,libv.so", "-Wl,--version-script=%s" % (d / "v2.map"))
+    cc("libver.so", "int v2(void); int use(void) { return v2(); }",
+       "-L", d / "ver", "-lv", "-Wl,-rpath,$ORIGIN/ver")
+    cc("ver/libv.so", "int v1(void) { return 1; } int v2(void) { return 2; }",
+       "-Wl,-soname,libv.so", "-Wl,--version-script=%s" % (d / "v1.map"))
+    # a library that is gone
+    cc("gone/libgone.so", "int g(void) { return 3; }", "-Wl,-soname,libgone.so")
+    cc("libmiss.so", "int g(void); int use(void) { return g(); }",
+       "-L", d / "gone", "-lgone")
+    (d / "gone" / "libgone.so").unlink()
+    # $LIB and $PLATFORM as this target's loader expands them
+    cc("plat/%s/libp.so" % TARGETS[arch], "int p(void) { return 4; }", "-Wl,-soname,libp.so")
+    cc("lib/%s/libl.so" % arch, "int l(void) { return 5; }", "-Wl,-soname,libl.so")
+    cc("libdst.so", "int p(void); int l(void); int use(void) { return p() + l(); }",
+       "-L", d / "plat" / TARGETS[arch], "-L", d / "lib" / arch, "-lp", "-ll",
+       "-Wl,--enable-new-dtags,-rpath,$ORIGIN/plat/$PLATFORM:$ORIGIN/$LIB")
+    # a 64-bit x86-64 libz9.so first on the RUNPATH: passed over, the right one second
+    lotest.cc(d / "x86/libz9.so", "int z9(void) { return 9; }")
+    cc("own/libz9.so", "int z9(void) { return 9; }")
+    cc("libclass.so", "int z9(void); int use(void) { return z9(); }",
+       "-L", d / "own", "-lz9", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/x86:$ORIGIN/own")
+    cc("libok.so", "int ok(void) { return 0; }")
+    return {"libsym.so": "undefined-symbol", "libver.so": "missing-version",
+            "libmiss.so": "missing-library"}
+
+
+def agree(entries, label):
+    """Compare leftover's `loads` with the real loader's; print the figures; the disagreements."""
+    answers = agreement.loader_view(entries)
+    counted, disagree = 0, []
+    for (p, f), a in zip(entries, answers):
+        if a is None or (a != "ok" and not (a.startswith("error ")
+                                            and agreement.COUNTED.search(a))):
+            print("    not counted: %s: %s (leftover: %s)" % (p, a, f["verdict"]))
+            continue
+        counted += 1
+        if f["loads"] is not (a == "ok"):
+            disagree.append("%s\n    loader:   %s\n    leftover: loads=%s %s: %s"
+                            % (p, a, f["loads"], f["verdict"], agreement.why(f)))
+    print("  %-20s agreement: %d/%d" % (label, counted - len(disagree), counted))
+    for line in disagree:
+        print("DISAGREE " + line)
+    sys.stdout.flush()
+    return counted, disagree
+
+
+def check_target(arch):
+    lotest.need_arch(arch, PACKAGES)
+    d = lotest.workdir("targets/" + arch)
+    failing = build_tree(arch, d)
+    tree = agreement.leftover_view(d)
+    system = agreement.leftover_view(Path("/usr/lib") / arch)
+    for p, f in tree + system:
+        # each by its own machine's loader: the x86-64 decoy, and the x86-64
+        # plugins a cross toolchain puts under /usr/lib/aarch64-linux-gnu, too
+        assert f["arch"] == MACHINES[machine_of(p)], (p, f)
+    n_tree, bad_tree = agree(tree, arch + " tree")
+    n_sys, bad_sys = agree(system, "/usr/lib/" + arch)
+    assert not bad_tree and not bad_sys, "%d disagreements" % (len(bad_tree) + len(bad_sys))
+    # every object of the tree is counted; the system has enough to say something
+    assert n_tree == len(tree) == 12 and n_sys >= 50, (len(tree), n_tree, n_sys)
+    # the failures are real ones, found for the right reason
+    by_path = {Path(p).name: f for p, f in tree}
+    for name, kind in failing.items():
+        f = by_path[name]
+        assert f["verdict"] == "broken", f
+        assert [r["kind"] for r in f["reasons"]] == [kind], f
+    for name in ("libdst.so", "libclass.so", "libok.so"):
+        assert by_path[name]["verdict"] == "ok", by_path[name]
+
+
+def test_i386_objects_are_judged_by_the_i386_loader():
+    check_target("i386-linux-gnu")
+
+
+def test_aarch64_objects_are_judged_by_the_aarch64_loader_under_qemu():
+    check_target("aarch64-linux-gnu")
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
