@@ -227,9 +227,7 @@ int lo_cmd_explain(int argc, char **argv)
 	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind) < 0)
 		goto out;
 	/* no program named: a plain C program of the object's own target, when modelled */
-	target = lo_elf_has_tables(e) ? lo_target_of(lo_elf_class(e), lo_elf_data(e),
-						     lo_elf_machine(e))
-				      : NULL;
+	target = lo_target_of(e);
 	if ((program ? lo_host_new(&host, r, program)
 		     : lo_host_new_plain(&host, r, target ? target : lo_target_native())) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());

@@ -56,38 +56,6 @@
 #include "leftover/resolve.h"
 #include "resolve_int.h"
 
-/* More objects than this in one process is a hostile tree, not a build. */
-#define LO_MAX_OBJECTS 100000
-
-#define NONE ((size_t)-1)
-
-/* A process being built: the host's objects, then those a dlopen adds. */
-typedef struct proc {
-	lo_resolver *r;
-	const lo_target *target; /* the host's: whose loader maps and searches */
-	const target_dirs *dirs; /* where that loader searches; set with target */
-	lobj *objs;
-	size_t count, cap;
-	size_t first_new; /* objects before this are the host's, already relocated */
-	size_t main;      /* the program, NONE for the plain C host */
-	char **strings;   /* owned strings the objects and problems point to */
-	size_t string_count, string_cap;
-	lo_problem *problems;
-	size_t problem_count, problem_cap;
-	lo_trace_object *tobjs;
-	size_t tobj_count, tobj_cap;
-	lo_trace_symbol *tsyms;
-	size_t tsym_count, tsym_cap;
-	bool trace;
-	/*
-	 * Bit (hash % LO_HOST_BITS) is set for every name an object before
-	 * first_new defines; a clear bit lets a lookup skip the host's
-	 * objects, which every symbol of every candidate would otherwise be
-	 * looked up in first. Owned by the host, NULL while it is built.
-	 */
-	const uint64_t *host_names;
-} proc;
-
 /* 2^20 bits (128 KiB): a Python host's ~10,000 names fill about 1 %. */
 #define LO_HOST_BITS (1u << 20)
 
@@ -102,7 +70,7 @@ struct lo_load {
 	const lo_elf *elf;
 };
 
-static const char *keep(proc *p, char *s)
+const char *lo_resolve_keep(proc *p, char *s)
 {
 	if (!s)
 		return NULL;
@@ -111,9 +79,21 @@ static const char *keep(proc *p, char *s)
 	return s;
 }
 
-static const char *keep_dup(proc *p, const char *s)
+const char *lo_resolve_keep_dup(proc *p, const char *s)
 {
-	return s ? keep(p, lo_xstrdup(s)) : NULL;
+	return s ? lo_resolve_keep(p, lo_xstrdup(s)) : NULL;
+}
+
+char *lo_resolve_fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, f);
+	if (vasprintf(&s, f, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
 }
 
 static void proc_dispose(proc *p)
@@ -156,217 +136,7 @@ static void add_problem(proc *p, lo_problem_kind kind, const char *object, const
 	pr->symbol = symbol;
 	pr->version = version;
 	pr->library = library;
-	pr->detail = keep(p, detail);
-}
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		abort();
-	va_end(ap);
-	return s;
-}
-
-static const char *class_name(const lo_elf *e)
-{
-	return lo_elf_class(e) == ELFCLASS32 ? "ELFCLASS32" : "ELFCLASS64";
-}
-
-/* The result of looking in one place for a needed library. */
-enum try_result { TRY_FOUND, TRY_NEXT, TRY_FATAL };
-
-/*
- * One needed library's search, as ld.so makes it: the name asked for, what
- * was found and how, and what was tried on the way. search() fills it.
- */
-typedef struct lookup {
-	const char *name;
-	char *path;             /* where it was found; owned by the caller */
-	const opened *found;    /* the resolver's reading of path */
-	lo_found_via via;
-	const char *via_detail; /* the RPATH/RUNPATH entry that found it (kept in the proc) */
-	lo_buf *tried;          /* NULL, or each path passed over and why */
-	char *fatal;            /* why the search stops the load; owned by the caller */
-} lookup;
-
-/*
- * One candidate path, as open_verify judges it: a file of the wrong class
- * or machine is passed over, one ld.so cannot map stops the load.
- */
-static enum try_result try_file(proc *p, const char *path, lookup *lk)
-{
-	const opened *o = lo_resolver_open(p->r, path);
-	const lo_elf *e = o->elf;
-
-	if (!e && o->err == LO_ERROR && (o->errnum == ENOENT || o->errnum == ENOTDIR ||
-					 o->errnum == EACCES)) {
-		if (lk->tried)
-			lo_buf_printf(lk->tried, "%s: %s\n", path, strerror(o->errnum));
-		return TRY_NEXT;
-	}
-	if (!e) {
-		lk->fatal = fmt("%s", o->msg);
-		return TRY_FATAL;
-	}
-	if (lo_elf_class(e) != p->target->elf_class) {
-		if (lk->tried)
-			lo_buf_printf(lk->tried, "%s: wrong ELF class %s, skipped\n", path,
-				      class_name(e));
-		return TRY_NEXT;
-	}
-	if (lo_elf_data(e) != p->target->elf_data) {
-		lk->fatal = fmt("'%s': ELF file data encoding not %s", path,
-				p->target->elf_data == ELFDATA2LSB ? "little-endian" : "big-endian");
-		return TRY_FATAL;
-	}
-	if (lo_elf_machine(e) != p->target->machine || !lo_elf_has_tables(e)) {
-		if (lk->tried)
-			lo_buf_printf(lk->tried, "%s: ELF machine %d is not %s, skipped\n", path,
-				      lo_elf_machine(e), p->target->arch);
-		return TRY_NEXT;
-	}
-	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e)) {
-		lk->fatal = fmt("'%s': %s", path,
-				lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)
-					? "cannot dynamically load an executable"
-					: "only ET_DYN and ET_EXEC can be loaded");
-		return TRY_FATAL;
-	}
-	lk->found = o;
-	return TRY_FOUND;
-}
-
-/* Search one colon-separated path list (an RPATH, RUNPATH) for lk->name. */
-static enum try_result try_list(proc *p, const char *list, const char *origin, lookup *lk)
-{
-	char *copy = lo_xstrdup(list), *save = NULL, *tok;
-	enum try_result res = TRY_NEXT;
-
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		char *dir, *path;
-
-		if (!*tok)
-			continue;
-		dir = lo_resolve_expand_dst(tok, origin, p->target);
-		if (!*dir) {
-			free(dir);
-			continue;
-		}
-		path = fmt("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", lk->name);
-		free(dir);
-		res = try_file(p, path, lk);
-		if (res == TRY_FOUND) {
-			lk->path = path;
-			lk->via_detail = keep_dup(p, tok);
-			break;
-		}
-		free(path);
-		if (res == TRY_FATAL)
-			break;
-	}
-	free(copy);
-	return res;
-}
-
-static enum try_result try_dirs(proc *p, char *const *dirs, size_t count, lookup *lk)
-{
-	size_t i;
-
-	for (i = 0; i < count; i++) {
-		enum try_result res = try_list(p, dirs[i], "", lk);
-
-		if (res != TRY_NEXT)
-			return res;
-	}
-	return TRY_NEXT;
-}
-
-/* DT_RPATH of the requesting object and of each object up its chain of loaders. */
-static enum try_result try_rpaths(proc *p, size_t req, lookup *lk)
-{
-	size_t l;
-
-	for (l = req; l != NONE; l = p->objs[l].loader) {
-		const char *rpath = lo_elf_rpath(p->objs[l].elf);
-		enum try_result res;
-
-		if (!rpath || (res = try_list(p, rpath, p->objs[l].origin, lk)) == TRY_NEXT)
-			continue;
-		lk->via = LO_VIA_RPATH;
-		if (res == TRY_FOUND && l != req)
-			lk->via_detail = keep(p, fmt("%s, inherited from %s", lk->via_detail,
-						     p->objs[l].path));
-		return res;
-	}
-	return TRY_NEXT;
-}
-
-/* /etc/ld.so.cache, or the ld.so.conf directories when there is none. */
-static enum try_result try_ldconfig(proc *p, const target_dirs *d, lookup *lk)
-{
-	const char *cached;
-	enum try_result res;
-
-	if (!d->cache) {
-		lk->via = LO_VIA_LDSO_CONF;
-		return try_dirs(p, p->r->conf_dirs, p->r->conf_count, lk);
-	}
-	lk->via = LO_VIA_LDSO_CACHE;
-	if (!(cached = lo_map_get(d->cache, lk->name, NULL))) {
-		if (lk->tried)
-			lo_buf_printf(lk->tried, "/etc/ld.so.cache: no entry for %s\n", lk->name);
-		return TRY_NEXT;
-	}
-	if ((res = try_file(p, cached, lk)) == TRY_FOUND)
-		lk->path = lo_xstrdup(cached);
-	return res;
-}
-
-/*
- * Find lk->name, needed by object `req` (NONE for the plain C host's libc),
- * in the loader's order, filling lk.
- */
-static enum try_result search(proc *p, size_t req, lookup *lk)
-{
-	const lobj *rq = req == NONE ? NULL : &p->objs[req];
-	enum try_result res;
-
-	lk->via_detail = NULL;
-	if (strchr(lk->name, '/')) {
-		char *expanded = lo_resolve_expand_dst(lk->name, rq ? rq->origin : "", p->target);
-
-		lk->via = LO_VIA_PATH;
-		if ((res = try_file(p, expanded, lk)) == TRY_FOUND)
-			lk->path = expanded;
-		else
-			free(expanded);
-		return res;
-	}
-	if ((!rq || !lo_elf_runpath(rq->elf)) && (res = try_rpaths(p, req, lk)) != TRY_NEXT)
-		return res;
-	lk->via = LO_VIA_LD_LIBRARY_PATH;
-	if ((res = try_dirs(p, p->r->llp, p->r->llp_count, lk)) != TRY_NEXT)
-		return res;
-	if (rq && lo_elf_runpath(rq->elf)) {
-		lk->via = LO_VIA_RUNPATH;
-		if ((res = try_list(p, lo_elf_runpath(rq->elf), rq->origin, lk)) != TRY_NEXT)
-			return res;
-	}
-	if (rq && lo_elf_nodeflib(rq->elf)) {
-		lk->via = LO_VIA_NOT_FOUND;
-		return TRY_NEXT;
-	}
-	if ((res = try_ldconfig(p, p->dirs, lk)) != TRY_NEXT)
-		return res;
-	lk->via = LO_VIA_DEFAULT;
-	if ((res = try_dirs(p, p->dirs->defaults, p->dirs->default_count, lk)) == TRY_NEXT)
-		lk->via = LO_VIA_NOT_FOUND;
-	return res;
+	pr->detail = lo_resolve_keep(p, detail);
 }
 
 /*
@@ -414,9 +184,9 @@ static size_t add_object(proc *p, const opened *f, const char *path, const char 
 	o = &p->objs[p->count];
 	o->elf = f->elf;
 	o->obj = f->obj;
-	o->path = keep_dup(p, path);
-	o->origin = origin ? keep_dup(p, origin) : keep(p, lo_resolve_dirname(path));
-	o->name = name ? keep_dup(p, name) : o->path;
+	o->path = lo_resolve_keep_dup(p, path);
+	o->origin = origin ? lo_resolve_keep_dup(p, origin) : lo_resolve_keep(p, lo_resolve_dirname(path));
+	o->name = name ? lo_resolve_keep_dup(p, name) : o->path;
 	o->name_hash = lo_elf_gnu_hash(o->name);
 	o->soname_hash = lo_elf_soname(f->elf) ? lo_elf_gnu_hash(lo_elf_soname(f->elf)) : 0;
 	o->loader = loader;
@@ -433,12 +203,12 @@ static void trace_object(proc *p, const char *name, const char *path, size_t nee
 		return;
 	lo_array_grow(&p->tobjs, &p->tobj_cap, p->tobj_count + 1, sizeof(*t));
 	t = &p->tobjs[p->tobj_count++];
-	t->name = keep_dup(p, name);
-	t->path = keep_dup(p, path);
+	t->name = lo_resolve_keep_dup(p, name);
+	t->path = lo_resolve_keep_dup(p, path);
 	t->needed_by = needed_by == NONE ? NULL : p->objs[needed_by].path;
 	t->via = via;
 	t->via_detail = via_detail;
-	t->tried = tried && tried->len ? keep_dup(p, lo_buf_cstr(tried)) : NULL;
+	t->tried = tried && tried->len ? lo_resolve_keep_dup(p, lo_buf_cstr(tried)) : NULL;
 	t->depth = depth;
 }
 
@@ -466,7 +236,7 @@ static size_t map_closure(proc *p, size_t start)
 				continue;
 			}
 			lo_buf_clear(&tried);
-			res = search(p, i, &lk);
+			res = lo_resolve_search(p, i, &lk);
 			if (res == TRY_FOUND) {
 				if (find_loaded_elf(p, lk.found->elf) != NONE)
 					lk.via = LO_VIA_ALREADY;
@@ -478,15 +248,15 @@ static size_t map_closure(proc *p, size_t start)
 				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
 					     p->objs[i].depth + 1);
 				add_problem(p, LO_PROBLEM_BAD_LIBRARY, p->objs[i].path, NULL, NULL,
-					    keep_dup(p, name), lk.fatal);
+					    lo_resolve_keep_dup(p, name), lk.fatal);
 				lk.fatal = NULL;
 			} else {
 				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
 					     p->objs[i].depth + 1);
 				add_problem(p, LO_PROBLEM_MISSING_LIBRARY, p->objs[i].path, NULL, NULL,
-					    keep_dup(p, name),
-					    tried.len ? fmt("not found; tried:\n%s", lo_buf_cstr(&tried))
-						      : fmt("not found"));
+					    lo_resolve_keep_dup(p, name),
+					    tried.len ? lo_resolve_fmt("not found; tried:\n%s", lo_buf_cstr(&tried))
+						      : lo_resolve_fmt("not found"));
 			}
 			free(lk.path);
 			free(lk.fatal);
@@ -501,7 +271,7 @@ static size_t check_versions(proc *p)
 {
 	size_t i, j, before = p->problem_count;
 
-	for (i = p->first_new; i < p->count; i++) {
+	for (i = p->first_new; i < p->count && p->target->versions; i++) {
 		const lo_elf *e = p->objs[i].elf;
 
 		for (j = 0; j < lo_elf_verneed_count(e); j++) {
@@ -516,7 +286,7 @@ static size_t check_versions(proc *p)
 				continue;
 			add_problem(p, LO_PROBLEM_MISSING_VERSION, p->objs[i].path, NULL,
 				    vn->version, p->objs[k].path,
-				    fmt("version `%s' not found (required by %s)", vn->version,
+				    lo_resolve_fmt("version `%s' not found (required by %s)", vn->version,
 					p->objs[i].path));
 		}
 	}
@@ -621,6 +391,12 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 		for (j = 0; lo_elf_undef_next(e, &cursor, &ref); j++) {
 			const lo_elf *provider = NULL;
 
+			if (!p->target->versions) { /* any definition but a hidden one binds */
+				ref.version = NULL;
+				ref.version_file = NULL;
+				ref.version_hidden = false;
+			}
+
 			k = find_provider(p, i, u, order);
 			if (k != NONE)
 				provider = p->objs[k].elf;
@@ -650,9 +426,9 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 				continue;
 			add_problem(p, LO_PROBLEM_UNDEFINED_SYMBOL, p->objs[i].path, u->name,
 				    u->version, u->version_file,
-				    u->version ? fmt("symbol %s version %s not defined in %s",
+				    u->version ? lo_resolve_fmt("symbol %s version %s not defined in %s",
 						     u->name, u->version, u->version_file)
-					       : fmt("undefined symbol: %s", u->name));
+					       : lo_resolve_fmt("undefined symbol: %s", u->name));
 		}
 		/*
 		 * Another count than at open: the table changed under the scan
@@ -661,7 +437,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 		 */
 		if (j != lo_elf_undef_count(e)) {
 			add_problem(p, LO_PROBLEM_UNREADABLE, p->objs[i].path, NULL, NULL, NULL,
-				    fmt("'%s': its symbol table changed while it was being read",
+				    lo_resolve_fmt("'%s': its symbol table changed while it was being read",
 					p->objs[i].path));
 			complete = false;
 		}
@@ -697,13 +473,12 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 						   : "");
 			goto fail;
 		}
-		p->target = lo_target_of(lo_elf_class(o->elf), lo_elf_data(o->elf),
-					 lo_elf_machine(o->elf));
-		if (!p->target || !lo_elf_has_tables(o->elf)) {
+		p->target = lo_target_of(o->elf);
+		if (!p->target) {
 			err = lo_error_set(LO_EINVALID,
 					   "host program '%s' is an ELF program for machine %d (%s), "
 					   "whose loader leftover does not model", program,
-					   lo_elf_machine(o->elf), class_name(o->elf));
+					   lo_elf_machine(o->elf), lo_resolve_class_name(o->elf));
 			goto fail;
 		}
 		p->dirs = lo_resolver_dirs(r, p->target);
@@ -720,7 +495,7 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 
 		p->dirs = lo_resolver_dirs(r, target);
 		/* A C program needs libc and nothing else. */
-		if (search(p, NONE, &lk) != TRY_FOUND) {
+		if (lo_resolve_search(p, NONE, &lk) != TRY_FOUND) {
 			err = lo_error_set(LO_ENOTFOUND,
 					   "cannot find %s of %s for a plain C program%s%s",
 					   target->libc, target->name, lk.fatal ? ": " : "",
@@ -731,7 +506,7 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 		add_object(p, lk.found, lk.path, NULL, target->libc, NONE);
 		free(lk.path);
 		h->name = target == lo_target_native() ? lo_xstrdup("(C program)")
-							: fmt("(%s C program)", target->arch);
+							: lo_resolve_fmt("(%s C program)", target->arch);
 		map_closure(p, 0);
 	}
 	if (p->problem_count) {
@@ -807,7 +582,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 
 	o = lo_resolver_open(r, path);
 	if (!o->elf) {
-		add_problem(p, LO_PROBLEM_UNREADABLE, keep_dup(p, path), NULL, NULL, NULL,
+		add_problem(p, LO_PROBLEM_UNREADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
 			    lo_xstrdup(o->msg));
 		return 0;
 	}
@@ -815,17 +590,17 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	if (lo_elf_class(o->elf) != p->target->elf_class ||
 	    lo_elf_data(o->elf) != p->target->elf_data ||
 	    lo_elf_machine(o->elf) != p->target->machine || !lo_elf_has_tables(o->elf)) {
-		add_problem(p, LO_PROBLEM_WRONG_CLASS, keep_dup(p, path), NULL, NULL, NULL,
+		add_problem(p, LO_PROBLEM_WRONG_CLASS, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
 			    lo_elf_class(o->elf) != p->target->elf_class
-				    ? fmt("wrong ELF class: %s", class_name(o->elf))
-				    : fmt("ELF machine %d, byte order %d: not an %s object",
+				    ? lo_resolve_fmt("wrong ELF class: %s", lo_resolve_class_name(o->elf))
+				    : lo_resolve_fmt("ELF machine %d, byte order %d: not an %s object",
 					  lo_elf_machine(o->elf), lo_elf_data(o->elf),
 					  p->target->arch));
 		return 0;
 	}
 	if (lo_elf_type(o->elf) != ET_DYN || lo_elf_is_pie(o->elf)) {
-		add_problem(p, LO_PROBLEM_NOT_LOADABLE, keep_dup(p, path), NULL, NULL, NULL,
-			    fmt(lo_elf_type(o->elf) == ET_REL ? "a relocatable object (.o), not a shared object"
+		add_problem(p, LO_PROBLEM_NOT_LOADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
+			    lo_resolve_fmt(lo_elf_type(o->elf) == ET_REL ? "a relocatable object (.o), not a shared object"
 				: "an executable, which dlopen refuses"));
 		return 0;
 	}

@@ -1,7 +1,8 @@
 /*
  * resolve_int.h - private to the loader model: the resolver's shared file
- * cache (resolver.c), paths as the loader spells them (resolve_path.c), and
- * the search, mapping and binding that use them (resolve.c).
+ * cache (resolver.c), paths as the loader spells them (resolve_path.c),
+ * the search for a needed library (resolve_search.c), and the mapping and
+ * binding that use them (resolve.c).
  *
  * resolver.c owns reading each file once per scan for every thread, the
  * parsed objects shared by the paths that name one inode, and keeping
@@ -136,6 +137,70 @@ const opened *lo_resolver_open(lo_resolver *r, const char *path);
  * budget.
  */
 void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t n);
+
+/* ---- the process and the search ---- */
+
+/* More objects than this in one process is a hostile tree, not a build. */
+#define LO_MAX_OBJECTS 100000
+
+#define NONE ((size_t)-1)
+
+/* A process being built: the host's objects, then those a dlopen adds. */
+typedef struct proc {
+	lo_resolver *r;
+	const lo_target *target; /* the host's: whose loader maps and searches */
+	const target_dirs *dirs; /* where that loader searches; set with target */
+	lobj *objs;
+	size_t count, cap;
+	size_t first_new; /* objects before this are the host's, already relocated */
+	size_t main;      /* the program, NONE for the plain C host */
+	char **strings;   /* owned strings the objects and problems point to */
+	size_t string_count, string_cap;
+	lo_problem *problems;
+	size_t problem_count, problem_cap;
+	lo_trace_object *tobjs;
+	size_t tobj_count, tobj_cap;
+	lo_trace_symbol *tsyms;
+	size_t tsym_count, tsym_cap;
+	bool trace;
+	/*
+	 * Bit (hash % LO_HOST_BITS) is set for every name an object before
+	 * first_new defines; a clear bit lets a lookup skip the host's
+	 * objects, which every symbol of every candidate would otherwise be
+	 * looked up in first. Owned by the host, NULL while it is built.
+	 */
+	const uint64_t *host_names;
+} proc;
+
+/* The result of looking in one place for a needed library (TRY_STOP: nowhere else either). */
+enum try_result { TRY_FOUND, TRY_NEXT, TRY_FATAL, TRY_STOP };
+
+/*
+ * One needed library's search, as ld.so makes it: the name asked for, what
+ * was found and how, and what was tried on the way. lo_resolve_search fills it.
+ */
+typedef struct lookup {
+	const char *name;
+	char *path;             /* where it was found; owned by the caller */
+	const opened *found;    /* the resolver's reading of path */
+	lo_found_via via;
+	const char *via_detail; /* the RPATH/RUNPATH entry that found it (kept in the proc) */
+	lo_buf *tried;          /* NULL, or each path passed over and why */
+	char *fatal;            /* why the search stops the load; owned by the caller */
+} lookup;
+
+/* Keep owned string s for the process's lifetime; returns it (NULL stays NULL). */
+const char *lo_resolve_keep(proc *p, char *s);
+const char *lo_resolve_keep_dup(proc *p, const char *s);
+/* A new string, printf-style; aborts when out of memory. */
+char *lo_resolve_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+/* "ELFCLASS32" or "ELFCLASS64", as ld.so's messages name e's class. */
+const char *lo_resolve_class_name(const lo_elf *e);
+/*
+ * Find lk->name, needed by object `req` (NONE for the plain C host's
+ * libc), in the loader's order for p's target (resolve_search.c).
+ */
+enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk);
 
 /* Where target t's loader searches (its cache entries and default directories). */
 const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t);

@@ -50,7 +50,7 @@ char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_targ
 				continue;
 			len = 1 + braced + n + braced;
 			value = i == 0 ? origin : i == 1 ? target->lib : target->platform;
-			break;
+			break; /* a token this target does not expand stays NULL: kept as written */
 		}
 		if (!value) { /* not a token ld.so knows: kept as written */
 			lo_buf_putc(&b, *s++);
@@ -60,4 +60,16 @@ char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_targ
 		s += len;
 	}
 	return lo_buf_detach(&b);
+}
+
+bool lo_resolve_dst_refused(const char *list, const lo_target *target)
+{
+	const char *d;
+
+	if (!target->dst_strict)
+		return false;
+	for (d = strchr(list, '$'); d; d = strchr(d + 1, '$'))
+		if (strncmp(d, "$ORIGIN", 7) && strncmp(d, "${ORIGIN}", 9))
+			return true;
+	return false;
 }

@@ -250,6 +250,26 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 	free(release);
 }
 
+/*
+ * The directories of a path file (musl's /etc/ld-musl-ARCH.path: separated
+ * by colons or newlines) into d->defaults; false when it cannot be read.
+ */
+static bool read_path_file(target_dirs *d, const char *path)
+{
+	char buf[4096], *save = NULL, *tok;
+	size_t n, cap = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	for (tok = strtok_r(buf, ":\n", &save); tok; tok = strtok_r(NULL, ":\n", &save))
+		lo_strv_add_unique(&d->defaults, &d->default_count, &cap, tok);
+	return true;
+}
+
 /* Target t's cache entries and default directories, read now. */
 static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 {
@@ -257,15 +277,17 @@ static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 	size_t i, cap = 0;
 
 	d->target = t;
-	d->cache = lo_map_new();
-	if (!*r->cache_path || lo_ldconfig_read_cache(d->cache, r->cache_path, t->cache_flags) < 0) {
-		lo_map_free(d->cache, free);
-		d->cache = NULL;
+	if (t->cache_flags && *r->cache_path) {
+		d->cache = lo_map_new();
+		if (lo_ldconfig_read_cache(d->cache, r->cache_path, t->cache_flags) < 0) {
+			lo_map_free(d->cache, free);
+			d->cache = NULL;
+		}
 	}
 	if (r->default_dirs) {
 		for (i = 0; i < r->default_dirs_count; i++)
 			lo_strv_add_unique(&d->defaults, &d->default_count, &cap, r->default_dirs[i]);
-	} else {
+	} else if (!t->path_file || !read_path_file(d, t->path_file)) {
 		for (dir = t->default_dirs; *dir; dir++)
 			lo_strv_add_unique(&d->defaults, &d->default_count, &cap, *dir);
 	}

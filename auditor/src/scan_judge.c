@@ -225,10 +225,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
 		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 		/* a plain C program of the object's own target loads it, unless --host says */
-		const lo_target *t = lo_elf_has_tables(e) ? lo_target_of(lo_elf_class(e),
-									lo_elf_data(e),
-									lo_elf_machine(e))
-							  : NULL;
+		const lo_target *t = lo_target_of(e);
 
 		if (!t && !python && !(s->opts && s->opts->host))
 			err = lo_error_set(LO_EINVALID,

@@ -8,17 +8,42 @@
  * $PLATFORM is what the kernel passes as AT_PLATFORM on common CPUs of
  * each architecture.
  *
+ * musl's rows follow its ldso/dynlink.c: its loader is its libc and
+ * answers for libc's names itself, its search order is its own, and it
+ * checks no symbol versions. An object is taken as musl's when it needs
+ * musl's libc.so, as glibc's otherwise.
+ *
  * Not here yet: big-endian targets (s390x; the ELF reader reads tables in
- * the host's byte order), armel beside armhf (told apart by e_flags), musl.
+ * the host's byte order), armel beside armhf (told apart by e_flags).
  */
 #include <elf.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "leftover/target.h"
+
+/* glibc's order (elf/dl-load.c, _dl_map_object). */
+static const lo_search_step glibc_search[] = {
+	LO_SEARCH_RPATH,    LO_SEARCH_LIBRARY_PATH, LO_SEARCH_RUNPATH,
+	LO_SEARCH_NODEFLIB, LO_SEARCH_CACHE,        LO_SEARCH_DEFAULTS, LO_SEARCH_END,
+};
+
+/* musl's (ldso/dynlink.c, load_library): its own names, LD_LIBRARY_PATH, each rpath up
+   the chain of loaders, then the path file or the defaults. */
+static const lo_search_step musl_search[] = {
+	LO_SEARCH_SELF, LO_SEARCH_LIBRARY_PATH, LO_SEARCH_PATH_CHAIN, LO_SEARCH_DEFAULTS,
+	LO_SEARCH_END,
+};
+
+/* The names musl's loader answers itself: lib + one of these + "." (load_library). */
+static const char *const musl_builtin[] = {
+	"libc.", "libpthread.", "librt.", "libm.", "libdl.", "libutil.", "libxnet.", NULL,
+};
 
 /* A glibc target of Debian's: its multiarch directories and libc.so.6. */
 #define GLIBC(triplet)                                                                   \
 	.name = triplet, .lib = "lib/" triplet, .libc = "libc.so.6",                    \
+	.libc_soname = "libc.so.6", .search = glibc_search, .versions = true,            \
 	.default_dirs = (const char *const[]){ "/lib/" triplet, "/usr/lib/" triplet, "/lib", \
 					       "/usr/lib", NULL }
 
@@ -41,17 +66,52 @@ static const lo_target targets[] = {
 	{ GLIBC("riscv64-linux-gnu"), .arch = "riscv64", .platform = "riscv64",
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_RISCV,
 	  .cache_flags = 0x1003 /* FLAG_ELF_LIBC6 | FLAG_RISCV_FLOAT_ABI_DOUBLE */ },
+	{ .name = "x86_64-linux-musl", .arch = "x86-64 (musl)",
+	  .libc = "/lib/ld-musl-x86_64.so.1", .path_file = "/etc/ld-musl-x86_64.path",
+	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,
+	  .dst_strict = true,
+	  .default_dirs = (const char *const[]){ "/lib", "/usr/local/lib", "/usr/lib", NULL },
+	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_X86_64 },
+	{ .name = "aarch64-linux-musl", .arch = "aarch64 (musl)",
+	  .libc = "/lib/ld-musl-aarch64.so.1", .path_file = "/etc/ld-musl-aarch64.path",
+	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,
+	  .dst_strict = true,
+	  .default_dirs = (const char *const[]){ "/lib", "/usr/local/lib", "/usr/lib", NULL },
+	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_AARCH64 },
 };
 
-const lo_target *lo_target_of(int elf_class, int elf_data, int machine)
+#define COUNT (sizeof(targets) / sizeof(targets[0]))
+
+/* Does e need `soname`? */
+static bool needs(const lo_elf *e, const char *soname)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
-		if (targets[i].elf_class == elf_class && targets[i].elf_data == elf_data &&
-		    targets[i].machine == machine)
-			return &targets[i];
-	return NULL;
+	for (i = 0; i < lo_elf_needed_count(e); i++)
+		if (!strcmp(lo_elf_needed(e, i), soname))
+			return true;
+	return false;
+}
+
+const lo_target *lo_target_of(const lo_elf *e)
+{
+	const lo_target *first = NULL;
+	size_t i;
+
+	if (!lo_elf_has_tables(e))
+		return NULL;
+	for (i = 0; i < COUNT; i++) {
+		const lo_target *t = &targets[i];
+
+		if (t->elf_class != lo_elf_class(e) || t->elf_data != lo_elf_data(e) ||
+		    t->machine != lo_elf_machine(e))
+			continue;
+		if (needs(e, t->libc_soname))
+			return t;
+		if (!first)
+			first = t; /* glibc's comes first: an object needing no libc is taken as its */
+	}
+	return first;
 }
 
 const lo_target *lo_target_native(void)
@@ -71,4 +131,14 @@ const lo_target *lo_target_native(void)
 #else
 #error "leftover has no loader model for the machine it is built for (target.c)"
 #endif
+}
+
+const lo_target *lo_target_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT; i++)
+		if (!strcmp(targets[i].name, name))
+			return &targets[i];
+	return NULL;
 }

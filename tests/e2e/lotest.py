@@ -205,12 +205,17 @@ def need(program, package):
 _PROBE = Path(__file__).resolve().parent / "probe"
 
 # The targets the tests hold leftover against (its JSON "arch"): Debian's
-# architecture, how a C program of it is compiled, and how it is run here.
+# architecture, the packages that compile and run a C program of it here,
+# how it is compiled, and how it is run.
 ARCHES = {
-    "x86_64-linux-gnu": {"deb": "amd64", "cc": ["gcc"], "run": []},
-    "i386-linux-gnu": {"deb": "i386", "cc": ["gcc", "-m32"], "run": []},
-    "aarch64-linux-gnu": {"deb": "arm64", "cc": ["aarch64-linux-gnu-gcc"],
-                          "run": ["qemu-aarch64-static"]},
+    "x86_64-linux-gnu": {"deb": "amd64", "tools": [], "cc": ["gcc"], "run": []},
+    "i386-linux-gnu": {"deb": "i386", "tools": ["gcc-multilib", "libc6:i386"],
+                       "cc": ["gcc", "-m32"], "run": []},
+    "aarch64-linux-gnu": {"deb": "arm64",
+                          "tools": ["gcc-aarch64-linux-gnu", "qemu-user-static", "libc6:arm64"],
+                          "cc": ["aarch64-linux-gnu-gcc"], "run": ["qemu-aarch64-static"]},
+    "x86_64-linux-musl": {"deb": "amd64", "tools": ["musl-tools"], "cc": ["musl-gcc"],
+                          "run": []},
 }
 NATIVE_ARCH = "x86_64-linux-gnu"
 
@@ -222,11 +227,7 @@ def need_arch(arch, packages=()):
     Returns the C compiler command for `arch`."""
     a = ARCHES[arch]
     deb = a["deb"]
-    want = ["libc6:" + deb] + ["%s:%s" % (p, deb) for p in packages]
-    if arch == "aarch64-linux-gnu":
-        want += ["gcc-aarch64-linux-gnu", "qemu-user-static"]
-    elif arch == "i386-linux-gnu":
-        want += ["gcc-multilib"]
+    want = a["tools"] + ["%s:%s" % (p, deb) for p in packages]
     missing = [p for p in want if run(["dpkg-query", "-W", "-f=${Status}", p],
                                       check=False).stdout.find("ok installed") < 0]
     if missing:

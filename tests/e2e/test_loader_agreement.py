@@ -29,9 +29,10 @@ SYSTEM_DIR = Path("/usr/lib/x86_64-linux-gnu")
 ET_DYN = 3
 
 # Loader errors about what leftover models. glibc reports a library of the
-# wrong machine given by path as "cannot open shared object file".
+# wrong machine given by path as "cannot open shared object file"; musl says
+# "Error loading shared library" and "symbol not found".
 COUNTED = re.compile(r"undefined symbol|version `[^']*' not found|cannot open shared object file"
-                     r"|wrong ELF class")
+                     r"|wrong ELF class|Error loading shared library|symbol not found")
 
 
 def is_elf_shared_object(path):

@@ -124,5 +124,61 @@ def test_aarch64_objects_are_judged_by_the_aarch64_loader_under_qemu():
     check_target("aarch64-linux-gnu")
 
 
+def build_musl_tree(d):
+    """Objects built with musl-gcc, where musl's loader differs from glibc's.
+    Returns {name: the reason kind leftover must give, or None for ok}."""
+    arch = "x86_64-linux-musl"
+
+    def cc(name, src, *flags):
+        return lotest.cc_for(arch, d / name, src, *flags)
+    cc("libok.so", "int ok(void) { return 0; }")
+    cc("dep/libdep.so", "int kept(void) { return 1; } int gone(void) { return 2; }",
+       "-Wl,-soname,libdep.so")
+    cc("libsym.so", "int gone(void); int use(void) { return gone(); }",
+       "-L", d / "dep", "-ldep", "-Wl,-rpath,$ORIGIN/dep")
+    cc("dep/libdep.so", "int kept(void) { return 1; }", "-Wl,-soname,libdep.so")
+    cc("gone/libgone.so", "int g(void) { return 3; }", "-Wl,-soname,libgone.so")
+    cc("libmiss.so", "int g(void); int use(void) { return g(); }", "-L", d / "gone", "-lgone")
+    (d / "gone" / "libgone.so").unlink()
+    # v2 moved from version V_2 to V_1: glibc refuses (version `V_2' not found), musl,
+    # which checks no versions, binds it
+    (d / "v2.map").write_text("V_1 { global: v1; local: *; };\nV_2 { global: v2; } V_1;\n")
+    (d / "v1.map").write_text("V_1 { global: v1; v2; local: *; };\n")
+    src = "int v1(void) { return 1; } int v2(void) { return 2; }"
+    cc("ver/libv.so", src, "-Wl,-soname,libv.so", "-Wl,--version-script=%s" % (d / "v2.map"))
+    cc("libver.so", "int v2(void); int use(void) { return v2(); }",
+       "-L", d / "ver", "-lv", "-Wl,-rpath,$ORIGIN/ver")
+    cc("ver/libv.so", src, "-Wl,-soname,libv.so", "-Wl,--version-script=%s" % (d / "v1.map"))
+    # musl searches the RUNPATH of every object up the chain (glibc: the needing one's only)
+    cc("chain/libb.so", "int b(void) { return 5; }", "-Wl,-soname,libb.so")
+    cc("chain/liba.so", "int b(void); int a(void) { return b(); }", "-Wl,-soname,liba.so",
+       "-L", d / "chain", "-lb")
+    cc("libchain.so", "int a(void); int use(void) { return a(); }", "-L", d / "chain",
+       "-la", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/chain")
+    # and ignores a whole RUNPATH with a $ other than $ORIGIN in it
+    cc("dollar/libd.so", "int dd(void) { return 6; }", "-Wl,-soname,libd.so")
+    cc("libdollar.so", "int dd(void); int use(void) { return dd(); }", "-L", d / "dollar",
+       "-ld", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/dollar:/nonexistent/$LIB")
+    return {"libok.so": None, "libsym.so": "undefined-symbol", "libmiss.so": "missing-library",
+            "libver.so": None, "libchain.so": None, "libdollar.so": "missing-library"}
+
+
+def test_musl_objects_are_judged_by_musls_loader():
+    arch = "x86_64-linux-musl"
+    lotest.need_arch(arch)
+    d = lotest.workdir("targets/" + arch)
+    expect = build_musl_tree(d)
+    tree = agreement.leftover_view(d)
+    for p, f in tree:
+        assert f["arch"] == arch, (p, f)
+    n, bad = agree(tree, arch + " tree")
+    assert not bad and n == len(tree), (n, len(tree), bad)
+    by_path = {str(p.relative_to(d)): f for p, f in tree}
+    for name, kind in expect.items():
+        f = by_path[name]
+        assert [r["kind"] for r in f["reasons"]] == ([kind] if kind else []), f
+        assert f["verdict"] == ("broken" if kind else "ok"), f
+
+
 if __name__ == "__main__":
     lotest.main(globals())

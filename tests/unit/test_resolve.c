@@ -118,8 +118,9 @@ static void test_dst_expansion(void **state)
 {
 	char *s;
 
-	const lo_target *x86 = lo_target_of(ELFCLASS64, ELFDATA2LSB, EM_X86_64),
-			*i386 = lo_target_of(ELFCLASS32, ELFDATA2LSB, EM_386);
+	const lo_target *x86 = lo_target_named("x86_64-linux-gnu"),
+			*i386 = lo_target_named("i386-linux-gnu"),
+			*musl = lo_target_named("x86_64-linux-musl");
 
 	s = lo_resolve_expand_dst("$ORIGIN/../lib:${ORIGIN}/x", "/o", x86);
 	assert_string_equal(s, "/o/../lib:/o/x");
@@ -131,6 +132,13 @@ static void test_dst_expansion(void **state)
 	s = lo_resolve_expand_dst("/usr/$LIB/${PLATFORM}", "/o", i386);
 	assert_string_equal(s, "/usr/lib/i386-linux-gnu/i686");
 	free(s);
+	/* musl expands $ORIGIN alone (fixup_rpath), and ignores a list with another $ */
+	s = lo_resolve_expand_dst("${ORIGIN}/x", "/o", musl);
+	assert_string_equal(s, "/o/x");
+	free(s);
+	assert_true(lo_resolve_dst_refused("$ORIGIN/a:/usr/$LIB", musl));
+	assert_false(lo_resolve_dst_refused("$ORIGIN/a:${ORIGIN}/b", musl));
+	assert_false(lo_resolve_dst_refused("$ORIGIN/a:/usr/$LIB", i386));
 	/* not tokens: a longer name, an unknown one */
 	s = lo_resolve_expand_dst("$ORIGINAL/$FOO", "/o", x86);
 	assert_string_equal(s, "$ORIGINAL/$FOO");

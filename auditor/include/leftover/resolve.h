@@ -183,5 +183,7 @@ const lo_trace_symbol *lo_load_symbol_at(const lo_load *l, size_t i);
 
 /* Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry, as t's loader does. */
 char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_target *t);
+/* Does `target`'s loader ignore the whole RPATH/RUNPATH `list` for its `$` tokens? */
+bool lo_resolve_dst_refused(const char *list, const lo_target *target);
 
 #endif
