@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +24,36 @@
 /*
  * /etc/ld.so.cache in the format glibc 2.32+ writes ("glibc-ld.so.cache1.1"):
  * a header, nlibs entries of 24 bytes, string offsets from the start of the
- * file. Entries are ordered as ld.so prefers them; the first 64-bit libc6
- * entry without a hwcap extension wins.
+ * file. Entries are ordered as ld.so prefers them; of a name, a supported
+ * glibc-hwcaps entry wins over plain ones (dl-cache.c, search_cache), the
+ * best subdirectory first, else the first plain entry.
  */
-int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t want)
+
+/*
+ * The rank of a glibc-hwcaps entry's path (.../glibc-hwcaps/SUB/file) in
+ * `hwcaps`, best 0; -1 when SUB is not supported. ldconfig puts each such
+ * library under its subdirectory, so the path says which it is.
+ */
+static int hwcap_rank(const char *path, const char *const *hwcaps)
 {
+	const char *sub = strstr(path, "/glibc-hwcaps/"), *end;
+	int i;
+
+	if (!sub)
+		return -1;
+	sub += strlen("/glibc-hwcaps/");
+	if (!(end = strchr(sub, '/')))
+		return -1;
+	for (i = 0; hwcaps && hwcaps[i]; i++)
+		if (strlen(hwcaps[i]) == (size_t)(end - sub) && !strncmp(sub, hwcaps[i], end - sub))
+			return i;
+	return -1;
+}
+
+int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t want,
+			   const char *const *hwcaps)
+{
+	lo_map *ranks = lo_map_new(); /* name -> 1 + rank of the hwcaps entry taken */
 	static const char magic[] = "glibc-ld.so.cache1.1";
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -64,16 +90,28 @@ int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t want)
 		memcpy(&key, ent + 4, 4);
 		memcpy(&value, ent + 8, 4);
 		memcpy(&hwcap, ent + 16, 8);
-		if (flags != want || (hwcap & (1ull << 62)) || key >= size || value >= size)
+		if (flags != want || key >= size || value >= size)
 			continue;
 		k = (const char *)map + key;
 		v = (const char *)map + value;
 		if (!memchr(k, '\0', size - key) || !memchr(v, '\0', size - value))
 			continue;
-		if (!lo_map_get(cache, k, NULL))
+		if (hwcap & (1ull << 62)) {
+			/* a glibc-hwcaps entry: taken when supported, over plain ones and worse ranks */
+			int rank = hwcap_rank(v, hwcaps);
+			uintptr_t had = (uintptr_t)lo_map_get(ranks, k, NULL);
+
+			if (rank < 0 || (had && had <= (uintptr_t)rank + 1))
+				continue;
+			free(lo_map_get(cache, k, NULL));
 			lo_map_put(cache, k, lo_xstrdup(v));
+			lo_map_put(ranks, k, (void *)((uintptr_t)rank + 1));
+		} else if (!lo_map_get(cache, k, NULL)) {
+			lo_map_put(cache, k, lo_xstrdup(v));
+		}
 	}
 	munmap((void *)map, size);
+	lo_map_free(ranks, NULL);
 	return 0;
 }
 

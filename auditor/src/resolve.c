@@ -26,11 +26,15 @@
  *    be defined in the scope: the host's global scope (the program and its
  *    needed closure) first, then the dlopen()ed object's own closure;
  *    version matching as in check_match (elf.c).
+ *  - glibc-hwcaps: before each directory, DIR/glibc-hwcaps/SUB/ for each
+ *    subdirectory of the target that the CPU leftover runs on supports
+ *    (cpu.h), best first; in ld.so.cache, a supported SUB's entry over the
+ *    plain one.
  * The caller of dlopen is taken to be the host program itself, so its RPATH
  * is inherited as the loader would inherit it.
  *
- * Not modelled: glibc-hwcaps and legacy hwcap subdirectories (they depend
- * on the CPU the tool runs on), LD_PRELOAD and audit modules, objects
+ * Not modelled: legacy hwcap subdirectories (tls/, haswell/), glibc-hwcaps
+ * for a CPU other than this one, LD_PRELOAD and audit modules, objects
  * dlopen()ed earlier with RTLD_GLOBAL, DT_FILTER/DT_AUXILIARY, lazy binding
  * (RTLD_NOW is assumed, as Python does by default), relocations that name
  * a symbol without a dynamic symbol table entry. ld.so stops at the first

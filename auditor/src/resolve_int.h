@@ -73,6 +73,8 @@ typedef struct opened {
 /* Where one target's loader looks after the paths an object names. */
 typedef struct target_dirs {
 	const lo_target *target;
+	const char **hwcaps; /* its glibc-hwcaps subdirectories this CPU supports, best first */
+	size_t hwcap_count;
 	lo_map *cache;     /* its ld.so.cache entries: name -> path (owned); NULL: no cache */
 	char **defaults;   /* its default directories, owned */
 	size_t default_count;
@@ -102,6 +104,7 @@ struct lo_resolver {
 	pthread_cond_t ready;
 	lo_map *by_path;  /* path -> opened* */
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
+	lo_map *dirs;     /* directory -> DIR_FOUND or DIR_NONE, as lo_resolver_dir_exists saw it */
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */
 	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
@@ -201,6 +204,14 @@ const char *lo_resolve_class_name(const lo_elf *e);
  * libc), in the loader's order for p's target (resolve_search.c).
  */
 enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk);
+
+/*
+ * Is `dir` a directory? Asked once per scan for each: ld.so, too, marks a
+ * directory it found missing and does not look into it again; for the
+ * glibc-hwcaps subdirectories of every directory searched, this spares an
+ * open per library and subdirectory.
+ */
+bool lo_resolver_dir_exists(lo_resolver *r, const char *dir);
 
 /* Where target t's loader searches (its cache entries and default directories). */
 const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t);

@@ -68,6 +68,41 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 	return TRY_FOUND;
 }
 
+/*
+ * lk->name in directory `dir`: first in dir/glibc-hwcaps/SUB/ for each
+ * subdirectory the CPU supports, best first (glibc 2.33+), then in dir.
+ */
+static enum try_result try_dir(proc *p, const char *dir, lookup *lk)
+{
+	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+	enum try_result res;
+	size_t i;
+
+	for (i = 0; i <= p->dirs->hwcap_count; i++) {
+		char *path;
+
+		if (i < p->dirs->hwcap_count) {
+			char *sub = lo_resolve_fmt("%s%sglibc-hwcaps/%s", dir, sep, p->dirs->hwcaps[i]);
+			bool there = lo_resolver_dir_exists(p->r, sub);
+
+			path = there ? lo_resolve_fmt("%s/%s", sub, lk->name) : NULL;
+			free(sub);
+			if (!path)
+				continue;
+		} else {
+			path = lo_resolve_fmt("%s%s%s", dir, sep, lk->name);
+		}
+		if ((res = try_file(p, path, lk)) == TRY_FOUND) {
+			lk->path = path;
+			return res;
+		}
+		free(path);
+		if (res != TRY_NEXT)
+			return res;
+	}
+	return TRY_NEXT;
+}
+
 /* Search one colon-separated path list (an RPATH, RUNPATH) for lk->name. */
 static enum try_result try_list(proc *p, const char *list, const char *origin, lookup *lk)
 {
@@ -81,24 +116,17 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, l
 	}
 	copy = lo_xstrdup(list);
 	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		char *dir, *path;
+		char *dir;
 
 		if (!*tok)
 			continue;
 		dir = lo_resolve_expand_dst(tok, origin, p->target);
-		if (!*dir) {
-			free(dir);
-			continue;
-		}
-		path = lo_resolve_fmt("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", lk->name);
+		res = *dir ? try_dir(p, dir, lk) : TRY_NEXT;
 		free(dir);
-		res = try_file(p, path, lk);
 		if (res == TRY_FOUND) {
-			lk->path = path;
 			lk->via_detail = lo_resolve_keep_dup(p, tok);
 			break;
 		}
-		free(path);
 		if (res == TRY_FATAL)
 			break;
 	}

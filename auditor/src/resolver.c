@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/cpu.h"
 #include "leftover/error.h"
 #include "leftover/ldconfig.h"
 #include "resolve_int.h"
@@ -30,6 +31,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
+	r->dirs = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
 	for (i = 0; opts && i < opts->library_path_count; i++)
 		if (opts->library_path[i][0])
@@ -78,11 +80,13 @@ void lo_resolver_free(lo_resolver *r)
 	lo_strv_free(r->default_dirs, r->default_dirs_count);
 	for (i = 0; i < r->target_count; i++) {
 		lo_map_free(r->targets[i].cache, free);
+		free(r->targets[i].hwcaps);
 		lo_strv_free(r->targets[i].defaults, r->targets[i].default_count);
 	}
 	free(r->cache_path);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
+	lo_map_free(r->dirs, NULL);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -277,9 +281,15 @@ static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 	size_t i, cap = 0;
 
 	d->target = t;
+	/* the CPU is this machine's: another target's levels are not known here */
+	d->hwcaps = lo_xcalloc(1, sizeof(char *) * 8);
+	for (dir = t == lo_target_native() ? t->hwcaps : NULL; dir && *dir && d->hwcap_count < 7;
+	     dir++)
+		if (lo_cpu_has_hwcap(*dir))
+			d->hwcaps[d->hwcap_count++] = *dir;
 	if (t->cache_flags && *r->cache_path) {
 		d->cache = lo_map_new();
-		if (lo_ldconfig_read_cache(d->cache, r->cache_path, t->cache_flags) < 0) {
+		if (lo_ldconfig_read_cache(d->cache, r->cache_path, t->cache_flags, d->hwcaps) < 0) {
 			lo_map_free(d->cache, free);
 			d->cache = NULL;
 		}
@@ -310,4 +320,21 @@ const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t)
 	pthread_mutex_unlock(&r->lock);
 	/* more targets than the table holds: the first stands in (target.c has fewer) */
 	return d ? d : &r->targets[0];
+}
+
+/* lo_map values for lo_resolver_dir_exists: any two non-NULL pointers. */
+static char dir_found, dir_none;
+
+bool lo_resolver_dir_exists(lo_resolver *r, const char *dir)
+{
+	struct stat st;
+	void *seen;
+
+	pthread_mutex_lock(&r->lock);
+	if (!(seen = lo_map_get(r->dirs, dir, NULL))) {
+		seen = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? &dir_found : &dir_none;
+		lo_map_put(r->dirs, dir, seen);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return seen == &dir_found;
 }

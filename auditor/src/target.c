@@ -49,6 +49,7 @@ static const char *const musl_builtin[] = {
 
 static const lo_target targets[] = {
 	{ GLIBC("x86_64-linux-gnu"), .arch = "x86-64", .platform = "x86_64",
+	  .hwcaps = (const char *const[]){ "x86-64-v4", "x86-64-v3", "x86-64-v2", NULL },
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_X86_64,
 	  .cache_flags = 0x0303 /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 */ },
 	{ GLIBC("i386-linux-gnu"), .arch = "i386", .platform = "i686",
@@ -61,6 +62,7 @@ static const lo_target targets[] = {
 	  .elf_class = ELFCLASS32, .elf_data = ELFDATA2LSB, .machine = EM_ARM,
 	  .cache_flags = 0x0903 /* FLAG_ELF_LIBC6 | FLAG_ARM_LIBHF */ },
 	{ GLIBC("powerpc64le-linux-gnu"), .arch = "ppc64le", .platform = "power8",
+	  .hwcaps = (const char *const[]){ "power10", "power9", NULL },
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_PPC64,
 	  .cache_flags = 0x0503 /* FLAG_ELF_LIBC6 | FLAG_POWERPC_LIB64 */ },
 	{ GLIBC("riscv64-linux-gnu"), .arch = "riscv64", .platform = "riscv64",

@@ -180,5 +180,33 @@ def test_musl_objects_are_judged_by_musls_loader():
         assert f["verdict"] == ("broken" if kind else "ok"), f
 
 
+def test_glibc_hwcaps_subdirectories_are_searched_as_this_cpu_has_them():
+    """glibc 2.33+ looks in DIR/glibc-hwcaps/x86-64-vN/ before DIR, for each
+    level the CPU supports. For each level, a library whose copy in that
+    subdirectory defines a symbol the plain copy does not, and a user of the
+    symbol with DIR as its RUNPATH: it loads exactly where this CPU has the
+    level, which leftover must say without running it (and the real loader
+    does say)."""
+    arch = lotest.NATIVE_ARCH
+    d = lotest.workdir("targets/hwcaps")
+    for level in ("x86-64-v2", "x86-64-v3", "x86-64-v4"):
+        n = level[-1]
+        lib = d / ("lib" + n)
+        lotest.cc(lib / "glibc-hwcaps" / level / ("libh%s.so" % n),
+                  "int h(void) { return 0; } int h%s(void) { return 1; }" % n,
+                  "-Wl,-soname,libh%s.so" % n)
+        lotest.cc(lib / ("libh%s.so" % n), "int h(void) { return 0; }",
+                  "-Wl,-soname,libh%s.so" % n)
+        lotest.cc(d / ("libuse%s.so" % n), "int h%s(void); int use(void) { return h%s(); }"
+                  % (n, n), "-L", lib / "glibc-hwcaps" / level, "-lh" + n,
+                  "-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib" + n)
+    tree = [(p, f) for p, f in agreement.leftover_view(d) if p.parent == d]
+    assert len(tree) == 3, tree
+    n, bad = agree(tree, arch + " glibc-hwcaps")
+    assert not bad and n == 3, bad
+    # x86-64 CPUs of the last fifteen years have v2: the test cannot pass by none loading
+    assert any(f["loads"] for p, f in tree if p.name == "libuse2.so"), tree
+
+
 if __name__ == "__main__":
     lotest.main(globals())

@@ -22,6 +22,8 @@
 #include "unit.h"
 
 #include "leftover/buf.h"
+#include "leftover/ldconfig.h"
+#include "leftover/map.h"
 #include "leftover/resolve.h"
 
 static char work[4096];
@@ -449,6 +451,36 @@ static void test_unversioned_reference_and_hidden_version(void **state)
 }
 
 /* A weak undefined symbol may stay unresolved. */
+/*
+ * ld.so.cache as the real ldconfig writes it for a directory holding a
+ * library and a copy in glibc-hwcaps/x86-64-v2/: with that level
+ * supported the copy is taken (dl-cache.c), without it the plain one.
+ */
+static void test_cache_takes_supported_hwcaps_copy(void **state)
+{
+	static const char *const v3_v2[] = { "x86-64-v3", "x86-64-v2", NULL };
+	static const char *const v3[] = { "x86-64-v3", NULL };
+	char cache[8192], want[8192];
+	lo_map *m;
+
+	sh("mkdir -p '%s/lib/glibc-hwcaps/x86-64-v2' && cd '%s' && "
+	   "printf 'int q(void) { return 1; }\\n' > q.c && "
+	   "gcc -shared -fPIC -Wl,-soname,libq.so.1 -o lib/libq.so.1 q.c && "
+	   "cp lib/libq.so.1 lib/glibc-hwcaps/x86-64-v2/ && echo \"$PWD/lib\" > ld.so.conf && "
+	   "ldconfig -X -C ld.so.cache -f ld.so.conf", work, work);
+	snprintf(cache, sizeof(cache), "%s/ld.so.cache", work);
+	m = lo_map_new();
+	assert_int_equal(lo_ldconfig_read_cache(m, cache, 0x0303, v3_v2), 0);
+	snprintf(want, sizeof(want), "%s/lib/glibc-hwcaps/x86-64-v2/libq.so.1", work);
+	assert_string_equal(lo_map_get(m, "libq.so.1", NULL), want);
+	lo_map_free(m, free);
+	m = lo_map_new();
+	assert_int_equal(lo_ldconfig_read_cache(m, cache, 0x0303, v3), 0);
+	snprintf(want, sizeof(want), "%s/lib/libq.so.1", work);
+	assert_string_equal(lo_map_get(m, "libq.so.1", NULL), want);
+	lo_map_free(m, free);
+}
+
 static void test_weak_undefined(void **state)
 {
 	char *s;
@@ -470,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup(test_missing_version, setup),
 		cmocka_unit_test_setup(test_unversioned_reference_and_hidden_version, setup),
 		cmocka_unit_test_setup(test_weak_undefined, setup),
+		cmocka_unit_test_setup(test_cache_takes_supported_hwcaps_copy, setup),
 		cmocka_unit_test_setup(test_same_library_two_scopes, setup),
 		cmocka_unit_test_setup(test_library_shrinks_between_loads, setup),
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),

@@ -20,11 +20,14 @@
 
 /*
  * Add to `cache` (name -> owned path) each entry of the cache file at
- * `path` whose flags are `flags` and that has no hwcap extension, the first
- * of a name winning, as ld.so prefers them. Returns 0, or a negative code
- * with a message when the file cannot be read or is not such a cache.
+ * `path` whose flags are `flags`, one per name as ld.so picks it: an entry
+ * for a glibc-hwcaps subdirectory named in `hwcaps` (NULL-terminated, best
+ * first; NULL for none) before a plain one, the better subdirectory first,
+ * else the first entry. Returns 0, or a negative code with a message when
+ * the file cannot be read or is not such a cache.
  */
-int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t flags);
+int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t flags,
+			   const char *const *hwcaps);
 
 /*
  * Append to *dirs (owned, no duplicates; *count entries) the directories

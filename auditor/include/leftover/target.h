@@ -52,6 +52,8 @@ typedef struct lo_target {
 				    from another libc's on the same machine */
 	const char *const *builtin; /* prefixes of names that are the loader itself, or NULL */
 	const lo_search_step *search; /* where a bare name is looked for, in order */
+	const char *const *hwcaps; /* glibc-hwcaps subdirectories it knows, best first, or NULL;
+				      those the CPU supports are searched before each directory */
 	int32_t cache_flags;   /* the ld.so.cache entry flags its ld.so accepts */
 	uint16_t machine;      /* EM_* */
 	unsigned char elf_class, elf_data; /* ELFCLASS32/64, ELFDATA2LSB/MSB */
