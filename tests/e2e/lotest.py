@@ -313,6 +313,10 @@ _HOST_LOADS = {
              "or die DynaLoader::dl_error(); print 'ok'"],
     "lua": ["-e", "local f, e = package.loadlib(os.getenv('LEFTOVER_PROBE_PATH'), '*') "
             "if not f then io.stderr:write(e) os.exit(1) end io.write('ok')"],
+    "node": ["-e", "const m = {exports: {}}; try { process.dlopen(m, "
+             "process.env.LEFTOVER_PROBE_PATH, require('os').constants.dlopen.RTLD_NOW); "
+             "process.stdout.write('ok') } catch (e) { process.stderr.write(e.message); "
+             "process.exit(1) }"],
 }
 
 
