@@ -16,6 +16,7 @@ for c in scan clean explain
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l python -r -F -d 'interpreter that imports the Python extension modules'
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l host -r -F -d 'program that loads the other shared objects'
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l library-path -r -a '(__fish_complete_directories)' -d 'directories standing for LD_LIBRARY_PATH'
+    complete -c leftover -n "__fish_seen_subcommand_from $c" -l sysroot -r -a '(__fish_complete_directories)' -d 'root the loader reads absolute paths in'
 end
 for c in scan clean
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l rules -r -F -d 'read this rule file last'

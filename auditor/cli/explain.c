@@ -174,7 +174,7 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, const
 int lo_cmd_explain(int argc, char **argv)
 {
 	lo_cli_opts o;
-	char *abs = NULL, *dir = NULL, *named = NULL, *symbol = NULL;
+	char *abs = NULL, *dir = NULL, *tree = NULL, *named = NULL, *symbol = NULL;
 	bool verbose = false;
 	lo_explain *records = NULL;
 	lo_buf summary = LO_BUF_INIT;
@@ -216,14 +216,22 @@ int lo_cmd_explain(int argc, char **argv)
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.library_path = o.scan.library_path;
 	ropts.library_path_count = o.scan.library_path_count;
-	lo_resolver_new(&r, &ropts);
+	/* the file's build tree (or its directory) is read where it is, the rest under --sysroot */
+	dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	tree = lo_buildsys_base_of(dir);
+	ropts.sysroot = o.scan.sysroot;
+	ropts.outside = (const char *const *)(tree ? &tree : &dir);
+	ropts.outside_count = 1;
+	if (lo_resolver_new(&r, &ropts) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		goto out;
+	}
 	if (lo_resolver_read(r, abs, &e) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
 		goto out;
 	}
 	kind = lo_scan_kind_of(e, abs);
 	/* the rules of the file's own tree: they may name the program that loads it */
-	dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind) < 0)
 		goto out;
 	/* no program named: a plain C program of the object's own target, when modelled */
@@ -254,6 +262,7 @@ out:
 	lo_resolver_free(r);
 	free(program);
 	free(dir);
+	free(tree);
 	free(abs);
 	lo_cli_opts_dispose(&o);
 	return rc;

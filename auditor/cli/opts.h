@@ -5,7 +5,7 @@
  *
  * It owns the parsing of argv (getopt_long over the table), --help and
  * usage errors, the options shared by the commands that judge files
- * (--python, --host, --library-path: how one file is loaded; --rules,
+ * (--python, --host, --library-path, --sysroot: how one file is loaded; --rules,
  * -j/--jobs: how a tree is scanned), value lists (--format text|json|...)
  * and the checks on operands (how many; that a root is a directory). It
  * does not own what a command does with its own options: lo_cli_opts_next()
@@ -42,6 +42,7 @@ enum {
 	LO_CLI_OPT_PYTHON = LO_CLI_OPT_SHARED,
 	LO_CLI_OPT_HOST,
 	LO_CLI_OPT_LIBRARY_PATH,
+	LO_CLI_OPT_SYSROOT,
 	LO_CLI_OPT_RULES,
 	LO_CLI_OPT_JOBS,
 	LO_CLI_OPT_HELP,
@@ -56,7 +57,10 @@ enum {
 	  "program that loads the other shared objects\n(default: a plain C program)" },         \
 	{ "library-path", 0, LO_CLI_OPT_LIBRARY_PATH, "DIRS", NULL,                               \
 	  "colon-separated directories standing for LD_LIBRARY_PATH\n"                           \
-	  "(the tool's own environment is never used)" }
+	  "(the tool's own environment is never used)" },                                        \
+	{ "sysroot", 0, LO_CLI_OPT_SYSROOT, "DIR", NULL,                                          \
+	  "judge against this root (a container's filesystem, a\n"                               \
+	  "cross sysroot): the loader's absolute paths are read in it" }
 #define LO_CLI_OPTS_TREE                                                                        \
 	{ "rules", 0, LO_CLI_OPT_RULES, "FILE", NULL,                                             \
 	  "read this rule file last (repeatable; see\n'leftover rules' for the layers before it)" }, \

@@ -467,12 +467,7 @@ static int read_tables(lo_elf *e)
 
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow)
 {
-	lo_elf *e;
-	struct stat st;
-	unsigned char ident[EI_NIDENT];
-	GElf_Ehdr eh;
-	ssize_t got;
-	int fd, err, tries = 0;
+	int fd, tries = 0;
 
 	*out = NULL;
 	/* EINTR (a signal handled without SA_RESTART) says nothing of the file: try again */
@@ -481,6 +476,19 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	while (fd < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
 	if (fd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", name);
+	return lo_elf_open_fd(out, fd, name);
+}
+
+int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
+{
+	lo_elf *e;
+	struct stat st;
+	unsigned char ident[EI_NIDENT];
+	GElf_Ehdr eh;
+	ssize_t got;
+	int err, tries = 0;
+
+	*out = NULL;
 	if (fstat(fd, &st) < 0) {
 		err = lo_error_set_errno(LO_ERROR, errno, "cannot stat '%s'", name);
 		close(fd);

@@ -438,6 +438,9 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 
 	if (!program)
 		return lo_host_new_plain(&e->host, hs->resolver, target);
+	/* a program under --sysroot may be for another machine: read, never run */
+	if (lo_resolver_in_sysroot(hs->resolver))
+		return lo_host_new(&e->host, hs->resolver, program);
 	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
 		return err;
 	if ((err = lo_host_new(&e->host, hs->resolver, e->program->path)) == 0 && e->program->how)

@@ -50,12 +50,12 @@ static int hwcap_rank(const char *path, const char *const *hwcaps)
 	return -1;
 }
 
-int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t want,
-			   const char *const *hwcaps)
+int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *path,
+			   int32_t want, const char *const *hwcaps)
 {
 	lo_map *ranks = lo_map_new(); /* name -> 1 + rank of the hwcaps entry taken */
 	static const char magic[] = "glibc-ld.so.cache1.1";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = lo_sysroot_open(root, path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	const unsigned char *map;
 	uint32_t nlibs, i;
@@ -125,9 +125,29 @@ int lo_ldconfig_read_cache(lo_map *cache, const char *path, int32_t want,
 #define LO_LDCONF_MAX_BYTES (1 << 20)
 #define LO_LDCONF_MAX_FILES 1000
 
+/*
+ * glob(3) of an `include` pattern, under `root` when there is one: the
+ * names it lists are those below root, and each file is then opened
+ * inside it. (A directory symlink in the pattern is listed through as the
+ * host resolves it; the open that follows never leaves the root.)
+ */
+static int glob_in_root(const lo_sysroot *root, const char *pattern, glob_t *g)
+{
+	char *rooted = NULL;
+	int rc;
+
+	if (!root || pattern[0] != '/')
+		return glob(pattern, 0, NULL, g);
+	if (asprintf(&rooted, "%s%s", lo_sysroot_dir(root), pattern) < 0)
+		abort();
+	rc = glob(rooted, 0, NULL, g);
+	free(rooted);
+	return rc;
+}
+
 /* ld.so.conf: one directory per line, '#' comments, `include GLOB` lines. */
-static void read_conf(char ***dirs, size_t *count, size_t *cap, const char *path, int depth,
-		      size_t *files)
+static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot *root,
+		      const char *path, int depth, size_t *files)
 {
 	FILE *f;
 	char line[PATH_MAX + 16];
@@ -139,7 +159,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const char *path
 		return;
 	++*files;
 	/* O_NONBLOCK: opening a FIFO, or reading /proc/kmsg, would block. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = lo_sysroot_open(root, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
@@ -163,10 +183,11 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const char *path
 			size_t i;
 
 			s += 8 + strspn(s + 8, " \t");
-			if (glob(s, 0, NULL, &g) == 0)
+			if (glob_in_root(root, s, &g) == 0)
 				for (i = 0; i < g.gl_pathc; i++)
-					read_conf(dirs, count, cap, g.gl_pathv[i], depth + 1,
-						  files);
+					read_conf(dirs, count, cap, root,
+						  g.gl_pathv[i] + (root ? strlen(lo_sysroot_dir(root)) : 0),
+						  depth + 1, files);
 			globfree(&g);
 		} else if (*s == '/') {
 			lo_strv_add_unique(dirs, count, cap, s);
@@ -175,9 +196,9 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const char *path
 	fclose(f);
 }
 
-void lo_ldconfig_read_conf(char ***dirs, size_t *count, const char *path)
+void lo_ldconfig_read_conf(char ***dirs, size_t *count, const lo_sysroot *root, const char *path)
 {
 	size_t cap = *count, files = 0;
 
-	read_conf(dirs, count, &cap, path, 0, &files);
+	read_conf(dirs, count, &cap, root, path, 0, &files);
 }

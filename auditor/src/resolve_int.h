@@ -21,6 +21,7 @@
 #include "leftover/elf.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
+#include "leftover/sysroot.h"
 #include "leftover/target.h"
 
 /* ---- the resolver ---- */
@@ -87,6 +88,9 @@ struct lo_resolver {
 	char **llp; /* LD_LIBRARY_PATH entries, owned */
 	size_t llp_count;
 	char *cache_path;  /* the ld.so.cache read for each target, "" for none; owned */
+	lo_sysroot *root;  /* --sysroot: where absolute paths are read, or NULL; owned */
+	char **outside;    /* paths under these are read where they are (the scanned trees) */
+	size_t outside_count;
 	char **conf_dirs;  /* ld.so.conf directories, when there is no cache */
 	size_t conf_count;
 	char **default_dirs; /* the caller's default directories for every target, or NULL */
@@ -212,6 +216,12 @@ enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk);
  * open per library and subdirectory.
  */
 bool lo_resolver_dir_exists(lo_resolver *r, const char *dir);
+
+/*
+ * open(2) of `path` as the loader would open it: under --sysroot unless it
+ * is inside a scanned tree. Returns a descriptor, or -1 with errno.
+ */
+int lo_resolver_open_fd(const lo_resolver *r, const char *path, int flags);
 
 /* Where target t's loader searches (its cache entries and default directories). */
 const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t);

@@ -36,10 +36,17 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	for (i = 0; opts && i < opts->library_path_count; i++)
 		if (opts->library_path[i][0])
 			lo_strv_add_unique(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
-	r->cache_path = lo_xstrdup(cache);
-	/* whether the cache can be read is the same for every target: the native one says */
-	if (!lo_resolver_dirs(r, lo_target_native())->cache && *conf)
-		lo_ldconfig_read_conf(&r->conf_dirs, &r->conf_count, conf);
+	*out = NULL;
+	if (opts && opts->sysroot) {
+		int err = lo_sysroot_new(&r->root, opts->sysroot);
+
+		if (err < 0) {
+			lo_resolver_free(r);
+			return err;
+		}
+		for (i = 0, cap = 0; i < opts->outside_count; i++)
+			lo_strv_add_unique(&r->outside, &r->outside_count, &cap, opts->outside[i]);
+	}
 	cap = 0;
 	if (opts && opts->default_dirs) {
 		r->default_dirs = lo_xcalloc(1, sizeof(char *));
@@ -47,6 +54,10 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 			lo_strv_add_unique(&r->default_dirs, &r->default_dirs_count, &cap,
 					   opts->default_dirs[i]);
 	}
+	r->cache_path = lo_xstrdup(cache);
+	/* whether the cache can be read is the same for every target: the native one says */
+	if (!lo_resolver_dirs(r, lo_target_native())->cache && *conf)
+		lo_ldconfig_read_conf(&r->conf_dirs, &r->conf_count, r->root, conf);
 	lo_error_clear();
 	*out = r;
 	return 0;
@@ -84,6 +95,8 @@ void lo_resolver_free(lo_resolver *r)
 		lo_strv_free(r->targets[i].defaults, r->targets[i].default_count);
 	}
 	free(r->cache_path);
+	lo_sysroot_free(r->root);
+	lo_strv_free(r->outside, r->outside_count);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
 	lo_map_free(r->dirs, NULL);
@@ -108,13 +121,24 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	char key[64];
 	parsed *found;
 	lo_elf *e;
-	int rc, tries = 0;
+	int rc, fd = -1, tries = 0;
 
-	/* EINTR (a signal handled without SA_RESTART) says nothing of the file */
-	do
-		rc = stat(path, &st);
-	while (rc < 0 && errno == EINTR && ++tries < 64);
+	/*
+	 * EINTR (a signal handled without SA_RESTART) says nothing of the file.
+	 * Under --sysroot the file is opened at once, inside the root, and the
+	 * descriptor read: no path of it is followed twice.
+	 */
+	do {
+		if (r->root) {
+			fd = lo_resolver_open_fd(r, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			rc = fd < 0 ? -1 : fstat(fd, &st);
+		} else {
+			rc = stat(path, &st);
+		}
+	} while (rc < 0 && errno == EINTR && ++tries < 64);
 	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
 		o->err = LO_ERROR;
 		o->errnum = errno;
 		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", path);
@@ -126,10 +150,12 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	found = lo_map_get(r->by_inode, key, NULL);
 	pthread_mutex_unlock(&r->lock);
 	if (found) {
+		if (fd >= 0)
+			close(fd);
 		o->obj = found;
 		return;
 	}
-	o->err = lo_elf_open(&e, AT_FDCWD, path, path, true);
+	o->err = fd >= 0 ? lo_elf_open_fd(&e, fd, path) : lo_elf_open(&e, AT_FDCWD, path, path, true);
 	if (o->err < 0) {
 		o->errnum = errno;
 		o->msg = lo_xstrdup(lo_error_last());
@@ -258,14 +284,18 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
  * The directories of a path file (musl's /etc/ld-musl-ARCH.path: separated
  * by colons or newlines) into d->defaults; false when it cannot be read.
  */
-static bool read_path_file(target_dirs *d, const char *path)
+static bool read_path_file(const lo_resolver *r, target_dirs *d, const char *path)
 {
 	char buf[4096], *save = NULL, *tok;
 	size_t n, cap = 0;
-	FILE *f = fopen(path, "re");
+	int fd = lo_resolver_open_fd(r, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return false;
+	}
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
@@ -289,7 +319,8 @@ static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 			d->hwcaps[d->hwcap_count++] = *dir;
 	if (t->cache_flags && *r->cache_path) {
 		d->cache = lo_map_new();
-		if (lo_ldconfig_read_cache(d->cache, r->cache_path, t->cache_flags, d->hwcaps) < 0) {
+		if (lo_ldconfig_read_cache(d->cache, r->root, r->cache_path, t->cache_flags,
+					   d->hwcaps) < 0) {
 			lo_map_free(d->cache, free);
 			d->cache = NULL;
 		}
@@ -297,7 +328,7 @@ static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 	if (r->default_dirs) {
 		for (i = 0; i < r->default_dirs_count; i++)
 			lo_strv_add_unique(&d->defaults, &d->default_count, &cap, r->default_dirs[i]);
-	} else if (!t->path_file || !read_path_file(d, t->path_file)) {
+	} else if (!t->path_file || !read_path_file(r, d, t->path_file)) {
 		for (dir = t->default_dirs; *dir; dir++)
 			lo_strv_add_unique(&d->defaults, &d->default_count, &cap, *dir);
 	}
@@ -332,9 +363,32 @@ bool lo_resolver_dir_exists(lo_resolver *r, const char *dir)
 
 	pthread_mutex_lock(&r->lock);
 	if (!(seen = lo_map_get(r->dirs, dir, NULL))) {
-		seen = stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? &dir_found : &dir_none;
+		int fd = lo_resolver_open_fd(r, dir, O_PATH | O_CLOEXEC);
+
+		seen = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) ? &dir_found
+										: &dir_none;
+		if (fd >= 0)
+			close(fd);
 		lo_map_put(r->dirs, dir, seen);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return seen == &dir_found;
+}
+
+int lo_resolver_open_fd(const lo_resolver *r, const char *path, int flags)
+{
+	size_t i;
+
+	for (i = 0; r->root && i < r->outside_count; i++) {
+		size_t n = strlen(r->outside[i]);
+
+		if (!strncmp(path, r->outside[i], n) && (path[n] == '/' || !path[n]))
+			return open(path, flags);
+	}
+	return lo_sysroot_open(r->root, path, flags);
+}
+
+bool lo_resolver_in_sysroot(const lo_resolver *r)
+{
+	return r->root != NULL;
 }

@@ -357,8 +357,13 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	if (opts) {
 		ropts.library_path = opts->library_path;
 		ropts.library_path_count = opts->library_path_count;
+		/* the scanned trees are read where they are, the rest under --sysroot */
+		ropts.sysroot = opts->sysroot;
+		ropts.outside = (const char *const *)s.roots;
+		ropts.outside_count = s.root_count;
 	}
-	lo_resolver_new(&s.resolver, &ropts);
+	if ((err = lo_resolver_new(&s.resolver, &ropts)) < 0)
+		goto out;
 	s.hosts = lo_hosts_new(s.resolver, opts ? opts->python : NULL, opts ? opts->host : NULL);
 	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
 	s.res = lo_xcalloc(1, sizeof(*s.res));

@@ -13,6 +13,7 @@ The tree also checks the target's own values: $LIB and $PLATFORM in a
 RUNPATH expand as that target's loader expands them, and a library of
 another class first on the search path is passed over.
 """
+import shutil
 import sys
 from pathlib import Path
 
@@ -206,6 +207,54 @@ def test_glibc_hwcaps_subdirectories_are_searched_as_this_cpu_has_them():
     assert not bad and n == 3, bad
     # x86-64 CPUs of the last fifteen years have v2: the test cannot pass by none loading
     assert any(f["loads"] for p, f in tree if p.name == "libuse2.so"), tree
+
+
+def test_sysroot_judges_a_cross_tree_against_its_root_and_never_leaves_it():
+    """An aarch64 plugin built against a C-API library that a newer root
+    filesystem no longer exports a symbol from: with --sysroot it is broken
+    for that symbol, as the aarch64 loader under qemu with that root says;
+    without, the library is simply not on this machine. Links in the root
+    that point out of it (absolute, or up through ..) resolve inside it."""
+    arch = "aarch64-linux-gnu"
+    lotest.need_arch(arch)
+    d = lotest.workdir("targets/sysroot")
+    root, tree, old = d / "root", d / "tree", d / "old"
+    libdir = root / "usr" / "lib" / arch
+    (root / "lib" / arch).mkdir(parents=True)
+    for name in ("libc.so.6", "ld-linux-aarch64.so.1"):
+        shutil.copy(Path("/usr/lib") / arch / name, root / "lib" / arch / name)
+    shutil.copy(Path("/usr/lib") / arch / "ld-linux-aarch64.so.1", root / "lib")
+    capi = "int mlirRegisterAllPasses(void) { return 1; } int mlirContextCreate(void) { return 2; }"
+    lotest.cc_for(arch, old / "libcapi.so", capi, "-Wl,-soname,libcapi.so")
+    lotest.cc_for(arch, tree / "libplug.so",
+                  "int mlirRegisterAllPasses(void); int go(void) { return mlirRegisterAllPasses(); }",
+                  "-L", old, "-lcapi")
+    lotest.cc_for(arch, libdir / "libcapi.so", "int mlirContextCreate(void) { return 2; }",
+                  "-Wl,-soname,libcapi.so")
+    # two ways out of the root, each to a real aarch64 library of this machine
+    host_libc = Path("/usr/lib") / arch / "libc.so.6"
+    (libdir / "libout.so").symlink_to(host_libc)
+    (libdir / "libdots.so").symlink_to("../../../../../.." + str(host_libc))
+    for name in ("out", "dots"):
+        lotest.cc_for(arch, old / ("lib%s.so" % name), "int x_%s(void) { return 0; }" % name,
+                      "-Wl,-soname,lib%s.so" % name)
+        lotest.cc_for(arch, tree / ("libuse%s.so" % name), "int u(void) { return 0; }",
+                      "-L", old, "-Wl,--no-as-needed", "-l" + name)
+
+    truth = lotest.dlopen([tree / "libplug.so"], arch=arch, qemu_root=root)
+    assert "mlirRegisterAllPasses" in truth[0], truth
+    r = lotest.scan(tree, args=["--sysroot", root])
+    f = r.file("libplug.so")
+    assert f["verdict"] == "broken" and f["arch"] == arch, f
+    assert [(x["kind"], x["symbol"]) for x in f["reasons"]] == \
+        [("undefined-symbol", "mlirRegisterAllPasses")], f
+    for name in ("out", "dots"):
+        f = r.file("libuse%s.so" % name)
+        assert [x["library"] for x in r.reasons("libuse%s.so" % name, "missing-library")] == \
+            ["lib%s.so" % name], f
+    # without the root: the C-API library is not on this machine at all
+    r = lotest.scan(tree)
+    assert [x["library"] for x in r.reasons("libplug.so", "missing-library")] == ["libcapi.so"]
 
 
 if __name__ == "__main__":

@@ -470,12 +470,12 @@ static void test_cache_takes_supported_hwcaps_copy(void **state)
 	   "ldconfig -X -C ld.so.cache -f ld.so.conf", work, work);
 	snprintf(cache, sizeof(cache), "%s/ld.so.cache", work);
 	m = lo_map_new();
-	assert_int_equal(lo_ldconfig_read_cache(m, cache, 0x0303, v3_v2), 0);
+	assert_int_equal(lo_ldconfig_read_cache(m, NULL, cache, 0x0303, v3_v2), 0);
 	snprintf(want, sizeof(want), "%s/lib/glibc-hwcaps/x86-64-v2/libq.so.1", work);
 	assert_string_equal(lo_map_get(m, "libq.so.1", NULL), want);
 	lo_map_free(m, free);
 	m = lo_map_new();
-	assert_int_equal(lo_ldconfig_read_cache(m, cache, 0x0303, v3), 0);
+	assert_int_equal(lo_ldconfig_read_cache(m, NULL, cache, 0x0303, v3), 0);
 	snprintf(want, sizeof(want), "%s/lib/libq.so.1", work);
 	assert_string_equal(lo_map_get(m, "libq.so.1", NULL), want);
 	lo_map_free(m, free);

@@ -54,6 +54,9 @@ typedef struct lo_elf_verneed {
  * follow is true.
  */
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow);
+
+/* Likewise for the file open at descriptor `fd`, which it takes and closes. */
+int lo_elf_open_fd(lo_elf **out, int fd, const char *name);
 void lo_elf_free(lo_elf *e);
 
 /*

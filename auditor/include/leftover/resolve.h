@@ -40,6 +40,14 @@ typedef struct lo_resolver_opts {
 	 */
 	const char *ldso_cache;
 	const char *ldso_conf;
+	/*
+	 * --sysroot: the directory standing for `/` for every absolute path
+	 * the loader reads, or NULL; paths under `outside` (the scanned trees)
+	 * are read where they are.
+	 */
+	const char *sysroot;
+	const char *const *outside;
+	size_t outside_count;
 	/* Default directories; NULL means the system's (see resolve.c). */
 	const char *const *default_dirs;
 	size_t default_dirs_count;
@@ -52,6 +60,9 @@ typedef struct lo_resolver_opts {
 } lo_resolver_opts;
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
+
+/* Are the loader's absolute paths read under a --sysroot? */
+bool lo_resolver_in_sysroot(const lo_resolver *r);
 void lo_resolver_free(lo_resolver *r);
 
 /*

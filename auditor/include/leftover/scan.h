@@ -92,6 +92,8 @@ typedef struct lo_scan_opts {
 	bool reconfigure;      /* --reconfigure: refresh a missing or old File API reply */
 	bool all;              /* --all: list orphaned bookkeeping files one by one too */
 	const char *source;    /* --source: the source tree; default CMAKE_HOME_DIRECTORY */
+	const char *sysroot;   /* --sysroot: the root the loader's absolute paths are read
+				  under (sysroot.h), or NULL */
 } lo_scan_opts;
 
 /*
