@@ -220,6 +220,7 @@ int lo_cmd_explain(int argc, char **argv)
 	dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 	tree = lo_buildsys_base_of(dir);
 	ropts.sysroot = o.scan.sysroot;
+	ropts.hwcaps = o.scan.hwcaps;
 	ropts.outside = (const char *const *)(tree ? &tree : &dir);
 	ropts.outside_count = 1;
 	if (lo_resolver_new(&r, &ropts) < 0) {

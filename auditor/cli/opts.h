@@ -5,7 +5,7 @@
  *
  * It owns the parsing of argv (getopt_long over the table), --help and
  * usage errors, the options shared by the commands that judge files
- * (--python, --host, --library-path, --sysroot: how one file is loaded; --rules,
+ * (--python, --host, --library-path, --sysroot, --hwcaps: how one file is loaded; --rules,
  * -j/--jobs: how a tree is scanned), value lists (--format text|json|...)
  * and the checks on operands (how many; that a root is a directory). It
  * does not own what a command does with its own options: lo_cli_opts_next()
@@ -43,6 +43,7 @@ enum {
 	LO_CLI_OPT_HOST,
 	LO_CLI_OPT_LIBRARY_PATH,
 	LO_CLI_OPT_SYSROOT,
+	LO_CLI_OPT_HWCAPS,
 	LO_CLI_OPT_RULES,
 	LO_CLI_OPT_JOBS,
 	LO_CLI_OPT_HELP,
@@ -60,7 +61,10 @@ enum {
 	  "(the tool's own environment is never used)" },                                        \
 	{ "sysroot", 0, LO_CLI_OPT_SYSROOT, "DIR", NULL,                                          \
 	  "judge against this root (a container's filesystem, a\n"                               \
-	  "cross sysroot): the loader's absolute paths are read in it" }
+	  "cross sysroot): the loader's absolute paths are read in it" },                         \
+	{ "hwcaps", 0, LO_CLI_OPT_HWCAPS, "LIST", NULL,                                           \
+	  "glibc-hwcaps levels of the CPU that will load the files,\n"                           \
+	  "comma-separated (default: this CPU's, e.g. x86-64-v3,x86-64-v2)" }
 #define LO_CLI_OPTS_TREE                                                                        \
 	{ "rules", 0, LO_CLI_OPT_RULES, "FILE", NULL,                                             \
 	  "read this rule file last (repeatable; see\n'leftover rules' for the layers before it)" }, \

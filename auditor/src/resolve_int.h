@@ -94,6 +94,7 @@ struct lo_resolver {
 	char **conf_dirs;  /* ld.so.conf directories, when there is no cache */
 	size_t conf_count;
 	char **default_dirs; /* the caller's default directories for every target, or NULL */
+	char *hwcaps;        /* --hwcaps: ",LEVEL,LEVEL," or NULL for this CPU's; owned */
 	size_t default_dirs_count;
 	/* made on first use of each target, under the lock; never changed after */
 	target_dirs targets[LO_RESOLVER_TARGETS];

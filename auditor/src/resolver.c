@@ -54,6 +54,8 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 			lo_strv_add_unique(&r->default_dirs, &r->default_dirs_count, &cap,
 					   opts->default_dirs[i]);
 	}
+	if (opts && opts->hwcaps && asprintf(&r->hwcaps, ",%s,", opts->hwcaps) < 0)
+		abort();
 	r->cache_path = lo_xstrdup(cache);
 	/* whether the cache can be read is the same for every target: the native one says */
 	if (!lo_resolver_dirs(r, lo_target_native())->cache && *conf)
@@ -95,6 +97,7 @@ void lo_resolver_free(lo_resolver *r)
 		lo_strv_free(r->targets[i].defaults, r->targets[i].default_count);
 	}
 	free(r->cache_path);
+	free(r->hwcaps);
 	lo_sysroot_free(r->root);
 	lo_strv_free(r->outside, r->outside_count);
 	lo_map_free(r->by_path, free_opened);
@@ -304,6 +307,20 @@ static bool read_path_file(const lo_resolver *r, target_dirs *d, const char *pat
 	return true;
 }
 
+/* Is `word` one of the comma-separated words of `list` (",a,b,")? */
+static bool has_word(const char *list, const char *word)
+{
+	const char *at = list;
+	size_t n = strlen(word);
+
+	while ((at = strstr(at, word)))
+		if (at[-1] == ',' && at[n] == ',')
+			return true;
+		else
+			at += n;
+	return false;
+}
+
 /* Target t's cache entries and default directories, read now. */
 static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 {
@@ -311,11 +328,11 @@ static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 	size_t i, cap = 0;
 
 	d->target = t;
-	/* the CPU is this machine's: another target's levels are not known here */
+	/* --hwcaps names the levels; else the CPU is this machine's, known for its own target */
 	d->hwcaps = lo_xcalloc(1, sizeof(char *) * 8);
-	for (dir = t == lo_target_native() ? t->hwcaps : NULL; dir && *dir && d->hwcap_count < 7;
-	     dir++)
-		if (lo_cpu_has_hwcap(*dir))
+	for (dir = r->hwcaps || t == lo_target_native() ? t->hwcaps : NULL;
+	     dir && *dir && d->hwcap_count < 7; dir++)
+		if (r->hwcaps ? has_word(r->hwcaps, *dir) : lo_cpu_has_hwcap(*dir))
 			d->hwcaps[d->hwcap_count++] = *dir;
 	if (t->cache_flags && *r->cache_path) {
 		d->cache = lo_map_new();

@@ -359,6 +359,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		ropts.library_path_count = opts->library_path_count;
 		/* the scanned trees are read where they are, the rest under --sysroot */
 		ropts.sysroot = opts->sysroot;
+		ropts.hwcaps = opts->hwcaps;
 		ropts.outside = (const char *const *)s.roots;
 		ropts.outside_count = s.root_count;
 	}

@@ -263,7 +263,7 @@ def _probe_program(arch=NATIVE_ARCH):
     return exe
 
 
-def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH, qemu_root=None):
+def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH, run=None):
     """What the real loader does with each path, from the host leftover assumes.
 
     python=None: dlopen(path, RTLD_NOW|RTLD_LOCAL) from a plain C program
@@ -273,16 +273,15 @@ def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH, qemu_root=N
     without LD_LIBRARY_PATH/LD_PRELOAD, killed after `timeout` seconds.
     Returns, in order, "ok", "error <dlerror()>", "signal N" (14: timeout)
     or "exit N" (a constructor exited).
-    jobs > 1 splits the list over that many probe processes. qemu_root:
-    the directory qemu-user takes as the target's root (its -L), for an
-    architecture run under qemu.
+    jobs > 1 splits the list over that many probe processes. run: what
+    runs the probe instead of ARCHES[arch]["run"] (qemu with -L ROOT, the
+    loader with its own options).
     """
     paths = [os.fsencode(str(p)) for p in paths]
     if python:
         cmd = [python, _PROBE / "pyimport_probe.py", str(timeout)]
     else:
-        run_with = ARCHES[arch]["run"] + (["-L", qemu_root] if qemu_root else [])
-        cmd = run_with + [_probe_program(arch), str(timeout)]
+        cmd = (ARCHES[arch]["run"] if run is None else run) + [_probe_program(arch), str(timeout)]
     jobs = max(1, min(jobs, len(paths)))
     chunks = [paths[i::jobs] for i in range(jobs)]
     procs = [subprocess.Popen([str(c) for c in cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -207,6 +207,14 @@ def test_glibc_hwcaps_subdirectories_are_searched_as_this_cpu_has_them():
     assert not bad and n == 3, bad
     # x86-64 CPUs of the last fifteen years have v2: the test cannot pass by none loading
     assert any(f["loads"] for p, f in tree if p.name == "libuse2.so"), tree
+    # another CPU, with v2 only: as the loader searches with --glibc-hwcaps-mask
+    users = [d / ("libuse%s.so" % n) for n in "234"]
+    masked = lotest.dlopen(users, run=["/lib64/ld-linux-x86-64.so.2", "--glibc-hwcaps-mask",
+                                       "x86-64-v2"])
+    r = lotest.scan(d, args=["--hwcaps", "x86-64-v2"])
+    got = [r.file(p.name)["loads"] for p in users]
+    assert got == [a == "ok" for a in masked], (got, masked)
+    assert got == [True, False, False], got
 
 
 def test_sysroot_judges_a_cross_tree_against_its_root_and_never_leaves_it():
@@ -241,7 +249,8 @@ def test_sysroot_judges_a_cross_tree_against_its_root_and_never_leaves_it():
         lotest.cc_for(arch, tree / ("libuse%s.so" % name), "int u(void) { return 0; }",
                       "-L", old, "-Wl,--no-as-needed", "-l" + name)
 
-    truth = lotest.dlopen([tree / "libplug.so"], arch=arch, qemu_root=root)
+    truth = lotest.dlopen([tree / "libplug.so"], arch=arch,
+                          run=["qemu-aarch64-static", "-L", root])
     assert "mlirRegisterAllPasses" in truth[0], truth
     r = lotest.scan(tree, args=["--sysroot", root])
     f = r.file("libplug.so")

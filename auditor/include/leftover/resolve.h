@@ -48,6 +48,12 @@ typedef struct lo_resolver_opts {
 	const char *sysroot;
 	const char *const *outside;
 	size_t outside_count;
+	/*
+	 * --hwcaps: the glibc-hwcaps subdirectories the CPU is taken to
+	 * support, comma-separated, for every target; NULL: those the CPU
+	 * leftover runs on supports, for its own target (cpu.h).
+	 */
+	const char *hwcaps;
 	/* Default directories; NULL means the system's (see resolve.c). */
 	const char *const *default_dirs;
 	size_t default_dirs_count;

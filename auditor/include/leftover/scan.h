@@ -94,6 +94,7 @@ typedef struct lo_scan_opts {
 	const char *source;    /* --source: the source tree; default CMAKE_HOME_DIRECTORY */
 	const char *sysroot;   /* --sysroot: the root the loader's absolute paths are read
 				  under (sysroot.h), or NULL */
+	const char *hwcaps;    /* --hwcaps: comma-separated glibc-hwcaps levels, or NULL */
 } lo_scan_opts;
 
 /*
