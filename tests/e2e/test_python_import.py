@@ -68,5 +68,34 @@ def test_suffix_and_init_export_as_cpython_checks_them():
         assert len(why) == 1 and (name + SUFFIX) in why[0]["detail"], f
 
 
+def test_multiarch_stdlib_modules_of_other_architectures_are_never_imported():
+    """Debian's libpython3.11-stdlib:i386 and :arm64 put their extension
+    modules beside the x86-64 ones in lib-dynload. The x86-64 interpreter
+    never tries them (their suffix is not its own): skipped, none broken;
+    its own modules import, and leftover says they load."""
+    for arch in ("i386-linux-gnu", "aarch64-linux-gnu"):
+        lotest.need_arch(arch, ["libpython3.11-stdlib"])
+    dynload = "/usr/lib/python3.11/lib-dynload"
+    r = lotest.scan(dynload, args=["--python", lotest.PYTHON])
+    by_arch = {}
+    for f in r.doc["files"]:
+        arch = next((a for a in ("i386-linux-gnu", "aarch64-linux-gnu", MULTIARCH)
+                     if ("-%s.so" % a) in f["path"]), None)
+        by_arch.setdefault(arch, []).append(f)
+    for arch in ("i386-linux-gnu", "aarch64-linux-gnu"):
+        files = by_arch[arch]
+        assert len(files) >= 20, (arch, len(files))
+        for f in files:
+            assert f["verdict"] == "skipped" and f["loads"] is None, f
+            assert [x["kind"] for x in f["reasons"]] == ["other-interpreter"], f
+    own = by_arch[MULTIARCH]
+    truth = [import_error(dynload, f["path"].split(".")[0]) is None for f in own]
+    assert sum(truth) >= 20, truth
+    disagree = [(f, t) for f, t in zip(own, truth) if (f["verdict"] == "ok") != t]
+    assert not disagree, disagree
+    print("lib-dynload: %d own modules ok, %d i386 and %d arm64 skipped"
+          % (len(own), len(by_arch["i386-linux-gnu"]), len(by_arch["aarch64-linux-gnu"])))
+
+
 if __name__ == "__main__":
     lotest.main(globals())
