@@ -46,6 +46,13 @@ def test_node_addons_are_judged_from_node():
         {"napi_not_in_node"}, r.file(rels[1])
     assert r.file(rels[0])["verdict"] == "ok" and r.rc == 1, r
 
+    # a machine without node: the scan goes on, and the rule's provides stand in for it
+    r = lotest.scan(tree, env={"PATH": "/usr/sbin:/sbin"})
+    assert r.rc == 0, r
+    for rel in rels:
+        f = r.file(rel)
+        assert f["host_rule"] == "node" and f["host"] is None and f["verdict"] == "ok", f
+
 
 if __name__ == "__main__":
     lotest.main(globals())
