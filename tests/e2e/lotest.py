@@ -232,7 +232,7 @@ def need_arch(arch, packages=()):
                                       check=False).stdout.find("ok installed") < 0]
     if missing:
         if deb not in run(["dpkg", "--print-foreign-architectures"]).stdout.split() + ["amd64"]:
-            run(["dpkg", "--add-architecture", deb])
+            _locked(["dpkg", "--add-architecture", deb])
             _apt("update")
         if _apt("install", "-y", "--no-install-recommends", *missing, check=False).returncode:
             _apt("update")  # an index from before the architecture was added
@@ -242,14 +242,18 @@ def need_arch(arch, packages=()):
 
 def _apt(*args, check=True):
     """apt-get ARGS, waiting for another test's apt-get to finish with the locks."""
-    cmd = ["apt-get", "-q", "-o", "DPkg::Lock::Timeout=900"] + list(args)
+    return _locked(["apt-get", "-q", "-o", "DPkg::Lock::Timeout=900"] + list(args), check)
+
+
+def _locked(cmd, check=True):
+    """cmd (apt-get, dpkg), again while another test's holds the lock it needs."""
     for _ in range(60):
         r = run(cmd, env={"DEBIAN_FRONTEND": "noninteractive"}, timeout=1800, check=False)
-        if r.returncode == 0 or "Could not get lock" not in r.stderr:
+        if r.returncode == 0 or "lock" not in r.stderr.lower():
             break
         time.sleep(5)
     if check and r.returncode:
-        raise AssertionError("apt-get %s failed:\n%s" % (" ".join(args), r.stderr))
+        raise AssertionError("%s failed:\n%s" % (" ".join(map(str, cmd)), r.stderr))
     return r
 
 
