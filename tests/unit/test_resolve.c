@@ -118,33 +118,31 @@ static char *found_where(const char *rel, const char *name, const char *llp)
 
 static void test_dst_expansion(void **state)
 {
-	char *s;
+	/* entry, the target whose loader expands it, what it becomes */
+	static const char *const cases[][3] = {
+		{ "$ORIGIN/../lib:${ORIGIN}/x", "x86_64-linux-gnu", "/o/../lib:/o/x" },
+		{ "/usr/$LIB/${PLATFORM}", "x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/x86_64" },
+		/* what ld.so --list of a 32-bit program shows: the i386 loader's values */
+		{ "/usr/$LIB/${PLATFORM}", "i386-linux-gnu", "/usr/lib/i386-linux-gnu/i686" },
+		/* musl expands $ORIGIN alone (fixup_rpath) */
+		{ "${ORIGIN}/x", "x86_64-linux-musl", "/o/x" },
+		/* not tokens: a longer name, an unknown one */
+		{ "$ORIGINAL/$FOO", "x86_64-linux-gnu", "$ORIGINAL/$FOO" },
+	};
+	const lo_target *musl = lo_target_named("x86_64-linux-musl");
+	size_t i;
 
-	const lo_target *x86 = lo_target_named("x86_64-linux-gnu"),
-			*i386 = lo_target_named("i386-linux-gnu"),
-			*musl = lo_target_named("x86_64-linux-musl");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = lo_resolve_expand_dst(cases[i][0], "/o", lo_target_named(cases[i][1]));
 
-	s = lo_resolve_expand_dst("$ORIGIN/../lib:${ORIGIN}/x", "/o", x86);
-	assert_string_equal(s, "/o/../lib:/o/x");
-	free(s);
-	s = lo_resolve_expand_dst("/usr/$LIB/${PLATFORM}", "/o", x86);
-	assert_string_equal(s, "/usr/lib/x86_64-linux-gnu/x86_64");
-	free(s);
-	/* what ld.so --list of a 32-bit program shows: the i386 loader's values */
-	s = lo_resolve_expand_dst("/usr/$LIB/${PLATFORM}", "/o", i386);
-	assert_string_equal(s, "/usr/lib/i386-linux-gnu/i686");
-	free(s);
-	/* musl expands $ORIGIN alone (fixup_rpath), and ignores a list with another $ */
-	s = lo_resolve_expand_dst("${ORIGIN}/x", "/o", musl);
-	assert_string_equal(s, "/o/x");
-	free(s);
+		assert_string_equal(s, cases[i][2]);
+		free(s);
+	}
+	/* and musl ignores a whole list with another $ */
 	assert_true(lo_resolve_dst_refused("$ORIGIN/a:/usr/$LIB", musl));
 	assert_false(lo_resolve_dst_refused("$ORIGIN/a:${ORIGIN}/b", musl));
-	assert_false(lo_resolve_dst_refused("$ORIGIN/a:/usr/$LIB", i386));
-	/* not tokens: a longer name, an unknown one */
-	s = lo_resolve_expand_dst("$ORIGINAL/$FOO", "/o", x86);
-	assert_string_equal(s, "$ORIGINAL/$FOO");
-	free(s);
+	assert_false(lo_resolve_dst_refused("$ORIGIN/a:/usr/$LIB",
+					    lo_target_named("i386-linux-gnu")));
 }
 
 /* LD_LIBRARY_PATH comes before RUNPATH; RPATH comes before both. */
