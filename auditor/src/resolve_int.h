@@ -74,7 +74,8 @@ typedef struct opened {
 /* Where one target's loader looks after the paths an object names. */
 typedef struct target_dirs {
 	const lo_target *target;
-	const char **hwcaps; /* its glibc-hwcaps subdirectories this CPU supports, best first */
+	/* its glibc-hwcaps subdirectories the CPU supports, best first, NULL-terminated */
+	const char *hwcaps[LO_TARGET_HWCAPS_MAX + 1];
 	size_t hwcap_count;
 	lo_map *cache;     /* its ld.so.cache entries: name -> path (owned); NULL: no cache */
 	char **defaults;   /* its default directories, owned */

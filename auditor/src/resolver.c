@@ -93,7 +93,6 @@ void lo_resolver_free(lo_resolver *r)
 	lo_strv_free(r->default_dirs, r->default_dirs_count);
 	for (i = 0; i < r->target_count; i++) {
 		lo_map_free(r->targets[i].cache, free);
-		free(r->targets[i].hwcaps);
 		lo_strv_free(r->targets[i].defaults, r->targets[i].default_count);
 	}
 	free(r->cache_path);
@@ -329,9 +328,8 @@ static void dirs_make(const lo_resolver *r, target_dirs *d, const lo_target *t)
 
 	d->target = t;
 	/* --hwcaps names the levels; else the CPU is this machine's, known for its own target */
-	d->hwcaps = lo_xcalloc(1, sizeof(char *) * 8);
 	for (dir = r->hwcaps || t == lo_target_native() ? t->hwcaps : NULL;
-	     dir && *dir && d->hwcap_count < 7; dir++)
+	     dir && *dir && d->hwcap_count < LO_TARGET_HWCAPS_MAX; dir++)
 		if (r->hwcaps ? has_word(r->hwcaps, *dir) : lo_cpu_has_hwcap(*dir))
 			d->hwcaps[d->hwcap_count++] = *dir;
 	if (t->cache_flags && *r->cache_path) {

@@ -23,6 +23,9 @@
 
 #include "leftover/elf.h"
 
+/* The most glibc-hwcaps subdirectories a target lists (x86-64 has three). */
+#define LO_TARGET_HWCAPS_MAX 8
+
 /* One place a loader looks for a needed library named without a slash. */
 typedef enum lo_search_step {
 	LO_SEARCH_END,
@@ -52,8 +55,9 @@ typedef struct lo_target {
 				    from another libc's on the same machine */
 	const char *const *builtin; /* prefixes of names that are the loader itself, or NULL */
 	const lo_search_step *search; /* where a bare name is looked for, in order */
-	const char *const *hwcaps; /* glibc-hwcaps subdirectories it knows, best first, or NULL;
-				      those the CPU supports are searched before each directory */
+	const char *const *hwcaps; /* glibc-hwcaps subdirectories it knows, best first, or NULL
+				      (at most LO_TARGET_HWCAPS_MAX); those the CPU supports are
+				      searched before each directory */
 	int32_t cache_flags;   /* the ld.so.cache entry flags its ld.so accepts */
 	uint16_t machine;      /* EM_* */
 	unsigned char elf_class, elf_data; /* ELFCLASS32/64, ELFDATA2LSB/MSB */
