@@ -53,7 +53,7 @@ static int hwcap_rank(const char *path, const char *const *hwcaps)
 int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *path,
 			   int32_t want, const char *const *hwcaps)
 {
-	lo_map *ranks = lo_map_new(); /* name -> 1 + rank of the hwcaps entry taken */
+	lo_map *ranks; /* name -> 1 + rank of the hwcaps entry taken */
 	static const char magic[] = "glibc-ld.so.cache1.1";
 	int fd = lo_sysroot_open(root, path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -76,6 +76,7 @@ int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *pa
 		munmap((void *)map, size);
 		return lo_error_set(LO_EINVALID, "'%s' is not a glibc 2.32+ ld.so cache", path);
 	}
+	ranks = lo_map_new();
 	memcpy(&nlibs, map + 20, 4);
 	if (nlibs > (size - 48) / 24)
 		nlibs = 0;
