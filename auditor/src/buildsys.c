@@ -244,6 +244,72 @@ char *lo_buildsys_base_of(const char *dir)
 	return lo_xstrdup(dir);
 }
 
+/* ---- what a walk of the scanned dir kept ------------------------------------ */
+
+typedef struct kept {
+	char *rel; /* relative to the walked dir; owned */
+	unsigned char type;
+} kept;
+
+typedef struct kept_list {
+	kept *v;
+	size_t count, cap;
+} kept_list;
+
+struct lo_buildsys_finds {
+	kept_list *lists; /* one per worker of the walk */
+	unsigned workers;
+};
+
+lo_buildsys_finds *lo_buildsys_finds_new(unsigned workers)
+{
+	lo_buildsys_finds *f = lo_xcalloc(1, sizeof(*f));
+
+	f->workers = workers ? workers : 1;
+	f->lists = lo_xcalloc(f->workers, sizeof(kept_list));
+	return f;
+}
+
+void lo_buildsys_finds_add(lo_buildsys_finds *f, const lo_walk_entry *e)
+{
+	kept_list *l;
+
+	if (e->err || !(is_marker(e->name) || !strcmp(e->name, "cmake_clean.cmake") ||
+			lo_bs_tree_wants(e->name, e->type)))
+		return;
+	l = &f->lists[e->worker];
+	lo_array_grow(&l->v, &l->cap, l->count + 1, sizeof(kept));
+	l->v[l->count].rel = lo_xstrdup(e->relpath);
+	l->v[l->count++].type = e->type;
+}
+
+void lo_buildsys_finds_free(lo_buildsys_finds *f)
+{
+	unsigned w;
+	size_t i;
+
+	if (!f)
+		return;
+	for (w = 0; w < f->workers; w++) {
+		for (i = 0; i < f->lists[w].count; i++)
+			free(f->lists[w].v[i].rel);
+		free(f->lists[w].v);
+	}
+	free(f->lists);
+	free(f);
+}
+
+static int keep_entry(const lo_walk_entry *e, void *payload)
+{
+	lo_buildsys_finds_add(payload, e);
+	return 0;
+}
+
+static int cmp_kept(const void *a, const void *b)
+{
+	return strcmp((*(const kept *const *)a)->rel, (*(const kept *const *)b)->rel);
+}
+
 typedef struct found {
 	char **dirs; /* relpaths (to base) of directories holding a tree's marker */
 	size_t count, cap;
@@ -256,26 +322,44 @@ static void add_dir(found *f, const char *prefix, size_t len)
 	f->dirs[f->count++] = lo_xstrndup(prefix, len); /* "" or "sub/" */
 }
 
-static int on_entry(const lo_walk_entry *e, void *payload)
+static void note_kept(found *f, const kept *k)
 {
-	found *f = payload;
 	lo_buildsys *bs = f->bs;
+	const char *name = strrchr(k->rel, '/');
 	char *rel = NULL;
 
-	if (e->err)
-		return 0;
-	if (asprintf(&rel, "%s%s", bs->below, e->relpath) < 0)
+	name = name ? name + 1 : k->rel;
+	if (asprintf(&rel, "%s%s", bs->below, k->rel) < 0)
 		abort();
-	lo_bs_tree_entry(bs, rel, e->name, e->type);
-	if (!strcmp(e->name, "cmake_clean.cmake")) {
+	lo_bs_tree_entry(bs, rel, name, k->type);
+	if (!strcmp(name, "cmake_clean.cmake")) {
 		lo_array_grow(&bs->clean_lists, &bs->clean_cap, bs->clean_count + 1, sizeof(char *));
 		bs->clean_lists[bs->clean_count++] = rel;
 		rel = NULL;
-	} else if (is_marker(e->name)) {
-		add_dir(f, rel, strlen(rel) - strlen(e->name));
+	} else if (is_marker(name)) {
+		add_dir(f, rel, strlen(rel) - strlen(name));
 	}
 	free(rel);
-	return 0;
+}
+
+/* What the walk kept, in path order whichever threads found it. */
+static void note_finds(found *f, const lo_buildsys_finds *finds)
+{
+	const kept **all;
+	size_t n = 0, i;
+	unsigned w;
+
+	for (w = 0; w < finds->workers; w++)
+		n += finds->lists[w].count;
+	all = lo_xcalloc(n ? n : 1, sizeof(*all));
+	for (w = 0, n = 0; w < finds->workers; w++)
+		for (i = 0; i < finds->lists[w].count; i++)
+			all[n++] = &finds->lists[w].v[i];
+	if (n)
+		qsort(all, n, sizeof(*all), cmp_kept);
+	for (i = 0; i < n; i++)
+		note_kept(f, all[i]);
+	free(all);
 }
 
 static lo_bs_tree *tree_new(const char *base, const char *prefix)
@@ -385,13 +469,20 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
  * those holding it, from the base down (a scan of build/lib is judged by
  * build/'s records). Sorted, so the base's own comes first.
  */
-static void find_trees(lo_buildsys *bs, const char *dir)
+static void find_trees(lo_buildsys *bs, const char *dir, const lo_buildsys_finds *finds)
 {
 	found f = { NULL, 0, 0, bs };
+	lo_buildsys_finds *own = NULL;
 	size_t i, len = strlen(bs->below);
 	char *at = NULL;
 
-	lo_walk_tree(dir, 1, on_entry, &f);
+	if (!finds) {
+		own = lo_buildsys_finds_new(1);
+		lo_walk_tree(dir, 1, keep_entry, own);
+		finds = own;
+	}
+	note_finds(&f, finds);
+	lo_buildsys_finds_free(own);
 	for (i = 0; i < len; i++) {
 		if (i && bs->below[i - 1] != '/')
 			continue;
@@ -414,7 +505,8 @@ static void find_trees(lo_buildsys *bs, const char *dir)
 	free(f.dirs);
 }
 
-int lo_buildsys_open(lo_buildsys **out, const char *dir, unsigned flags)
+int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds *finds,
+		     unsigned flags)
 {
 	lo_buildsys *bs;
 	char *real;
@@ -431,7 +523,7 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, unsigned flags)
 		abort();
 	bs->evidence = lo_map_new();
 	bs->superseded = lo_map_new();
-	find_trees(bs, real);
+	find_trees(bs, real, finds);
 	free(real);
 	for (i = 0; i < bs->tree_count; i++)
 		read_tree(bs, bs->trees[i], flags);

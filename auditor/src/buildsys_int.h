@@ -109,7 +109,11 @@ bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orpha
 /* One of the build's records, if it is a regular file (never a FIFO or device). */
 FILE *lo_bs_open_record(const char *path);
 
-/* The tree evidence: note a walked entry, then judge what was noted (buildsys_tree.c). */
+/*
+ * The tree evidence: whether a walked entry is one it asks about, note it,
+ * then judge what was noted (buildsys_tree.c).
+ */
+bool lo_bs_tree_wants(const char *name, unsigned char type);
 void lo_bs_tree_entry(lo_buildsys *bs, const char *relpath, const char *name, unsigned char type);
 void lo_bs_read_tree_evidence(lo_buildsys *bs);
 void lo_bs_free_record(void *record);

@@ -71,13 +71,18 @@ static size_t extension_stem(const char *name)
 		       ? (size_t)(dot - name) : 0;
 }
 
-void lo_bs_tree_entry(lo_buildsys *bs, const char *relpath, const char *name, unsigned char type)
+bool lo_bs_tree_wants(const char *name, unsigned char type)
 {
 	size_t stem;
 	long major;
 
-	if ((type != DT_REG && type != DT_LNK) ||
-	    !(is_dev_link(name) || soname_parts(name, &stem, &major) || extension_stem(name)))
+	return (type == DT_REG || type == DT_LNK) &&
+	       (is_dev_link(name) || soname_parts(name, &stem, &major) || extension_stem(name));
+}
+
+void lo_bs_tree_entry(lo_buildsys *bs, const char *relpath, const char *name, unsigned char type)
+{
+	if (!lo_bs_tree_wants(name, type))
 		return;
 	lo_array_grow(&bs->cands, &bs->cand_cap, bs->cand_count + 1, sizeof(lo_bs_cand));
 	bs->cands[bs->cand_count].rel = lo_xstrdup(relpath);

@@ -63,6 +63,8 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 {
 	scan *s = payload;
 
+	/* the build's model asks about a few names too: the tree is walked once */
+	lo_buildsys_finds_add(s->finds, e);
 	if (e->err)
 		add_item(s, e->worker, e->relpath, e->type, e->err);
 	else if (lo_rules_is_candidate(s->rules, e->relpath))
@@ -298,6 +300,7 @@ static void scan_dispose(scan *s)
 		free(s->lists[w].items);
 	}
 	free(s->lists);
+	lo_buildsys_finds_free(s->finds);
 	for (i = 0; i < s->root_count; i++)
 		free(s->roots[i]);
 	free(s->roots);
@@ -380,19 +383,22 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	for (i = 0; i < s.root_count; i++) {
 		s.root = s.roots[i];
 		s.root_index = i;
+		s.finds = lo_buildsys_finds_new(s.jobs);
 		if ((err = lo_walk_tree(s.root, s.jobs, on_entry, &s)) < 0)
 			goto out;
 		gather_items(&s);
 		/* a scan of build/python_packages is judged by build/'s records */
 		s.build_dirs[i] = lo_buildsys_base_of(s.root);
 		if (s.build_dirs[i]) {
-			if ((err = lo_buildsys_open(&s.bs[i], s.root,
+			if ((err = lo_buildsys_open(&s.bs[i], s.root, s.finds,
 						    opts && opts->reconfigure
 							    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
 				goto out;
 			if (s.bs[i])
 				add_orphan_items(&s, i);
 		}
+		lo_buildsys_finds_free(s.finds);
+		s.finds = NULL;
 		lo_git_open(&s.git[i], s.root);
 		record_origin(&s, i);
 	}

@@ -51,6 +51,7 @@ typedef struct scan {
 	char failed_msg[1024]; /* and its message */
 	const char *root;      /* the root being walked */
 	size_t root_index;
+	lo_buildsys_finds *finds; /* what the build's model asks of the root being walked */
 	lo_buildsys **bs;      /* per root: its build system model, or NULL */
 	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
 	lo_git **git;          /* per root: the repository holding it, or NULL */

@@ -46,9 +46,36 @@ static lo_buildsys *open_tree(unsigned flags)
 {
 	lo_buildsys *bs = NULL;
 
-	assert_int_equal(lo_buildsys_open(&bs, tree, flags), 0);
+	assert_int_equal(lo_buildsys_open(&bs, tree, NULL, flags), 0);
 	assert_non_null(bs);
 	return bs;
+}
+
+static int keep(const lo_walk_entry *e, void *finds)
+{
+	lo_buildsys_finds_add(finds, e);
+	return 0;
+}
+
+/*
+ * The scan hands the model what its own walk, on several threads, kept of
+ * the tree: the model must come out as when it walks the tree itself.
+ */
+static void assert_same_when_walked_by_scan(const lo_buildsys *bs)
+{
+	lo_buildsys_finds *finds = lo_buildsys_finds_new(3);
+	lo_buildsys *w = NULL;
+	size_t i;
+
+	assert_int_equal(lo_walk_tree(tree, 3, keep, finds), 0);
+	assert_int_equal(lo_buildsys_open(&w, tree, finds, 0), 0);
+	lo_buildsys_finds_free(finds);
+	assert_non_null(w);
+	assert_string_equal(lo_buildsys_generator(w), lo_buildsys_generator(bs));
+	assert_int_equal(lo_buildsys_orphan_count(w), lo_buildsys_orphan_count(bs));
+	for (i = 0; i < lo_buildsys_orphan_count(bs); i++)
+		assert_string_equal(lo_buildsys_orphan_at(w, i), lo_buildsys_orphan_at(bs, i));
+	lo_buildsys_free(w);
 }
 
 static lo_orphan_verdict judge(const lo_buildsys *bs, const char *rel)
@@ -130,6 +157,7 @@ static void test_ninja_rename(void **state)
 	}
 	assert_true(listed);
 	assert_null(lo_buildsys_orphan_at(bs, lo_buildsys_orphan_count(bs)));
+	assert_same_when_walked_by_scan(bs);
 	lo_buildsys_free(bs);
 }
 
@@ -184,6 +212,7 @@ static void test_makefiles_dead_target(void **state)
 	assert_int_not_equal(judge(bs, "gen/table.c").orphan, 1);
 	/* configure_file's output, from CMAKE_MAKEFILE_PRODUCTS */
 	assert_int_equal(judge(bs, "gen/version.h").orphan, 0);
+	assert_same_when_walked_by_scan(bs);
 	lo_buildsys_free(bs);
 
 	/*
@@ -481,7 +510,7 @@ static void test_not_cmake(void **state)
 
 	snprintf(tree, sizeof(tree), "/tmp/leftover-unit-plain-%ld", (long)getpid());
 	sh("rm -rf '%s' && mkdir -p '%s'", tree, tree);
-	assert_int_equal(lo_buildsys_open(&bs, tree, LO_BUILDSYS_RECONFIGURE), 0);
+	assert_int_equal(lo_buildsys_open(&bs, tree, NULL, LO_BUILDSYS_RECONFIGURE), 0);
 	assert_null(bs);
 	assert_false(exists(".cmake"));
 	sh("rm -rf '%s'", tree);

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "leftover/walk.h"
+
 typedef struct lo_buildsys lo_buildsys;
 
 enum {
@@ -40,13 +42,28 @@ enum {
 };
 
 /*
+ * The few entries of a walk of the scanned dir that the model asks about
+ * (the trees' markers, cmake_clean.cmake lists, names shaped like shared
+ * objects), kept while the scan's own walk runs so that the tree is walked
+ * once. lo_buildsys_finds_add is called from the walk's callback, on any of
+ * its threads at once (one list per `worker`, walk.h).
+ */
+typedef struct lo_buildsys_finds lo_buildsys_finds;
+
+lo_buildsys_finds *lo_buildsys_finds_new(unsigned workers);
+void lo_buildsys_finds_add(lo_buildsys_finds *f, const lo_walk_entry *e);
+void lo_buildsys_finds_free(lo_buildsys_finds *f);
+
+/*
  * Open the model for a scan of `dir`: every build tree holding it (from
  * lo_buildsys_base_of down) or under it. Paths are then relative to that
- * base (lo_buildsys_base). Returns 0 with *out NULL when there is no tree
- * and no evidence from the tree itself; a negative code only for failures
- * of the run itself.
+ * base (lo_buildsys_base). `finds` is what a walk of `dir` kept; with NULL
+ * the model walks `dir` itself. Returns 0 with *out NULL when there is no
+ * tree and no evidence from the tree itself; a negative code only for
+ * failures of the run itself.
  */
-int lo_buildsys_open(lo_buildsys **out, const char *dir, unsigned flags);
+int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds *finds,
+		     unsigned flags);
 
 /*
  * What a scan of `dir` (absolute, real) is judged against: the nearest
