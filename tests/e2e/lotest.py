@@ -36,6 +36,7 @@ API (keep it this small):
 Only the standard library is used: ctest runs these with Debian's python3.
 """
 
+import errno
 import grp
 import json
 import os
@@ -207,10 +208,18 @@ _PROBE = Path(__file__).resolve().parent / "probe"
 # The targets the tests hold leftover against (its JSON "arch"): Debian's
 # architecture, the packages that compile and run a C program of it here,
 # how it is compiled, and how it is run.
+# For -m32 not gcc-multilib, which Debian makes conflict with every cross
+# compiler (installing one removes it, and the other way round), but its
+# parts that do not: gcc's 32-bit libraries and the i386 kernel headers.
+_GCC_MAJOR = subprocess.run(["gcc", "-dumpversion"], capture_output=True,
+                            text=True).stdout.strip().split(".")[0]
+# "run": None is decided on first use (runner()).
 ARCHES = {
     "x86_64-linux-gnu": {"deb": "amd64", "tools": [], "cc": ["gcc"], "run": []},
-    "i386-linux-gnu": {"deb": "i386", "tools": ["gcc-multilib", "libc6:i386"],
-                       "cc": ["gcc", "-m32"], "run": []},
+    "i386-linux-gnu": {"deb": "i386",
+                       "tools": ["gcc-%s-multilib" % _GCC_MAJOR, "linux-libc-dev:i386",
+                                 "libc6:i386", "qemu-user-static"],
+                       "cc": ["gcc", "-m32"], "run": None, "qemu": ["qemu-i386-static"]},
     "aarch64-linux-gnu": {"deb": "arm64",
                           "tools": ["gcc-aarch64-linux-gnu", "qemu-user-static", "libc6:arm64"],
                           "cc": ["aarch64-linux-gnu-gcc"], "run": ["qemu-aarch64-static"]},
@@ -267,6 +276,24 @@ def _probe_program(arch=NATIVE_ARCH):
     return exe
 
 
+def runner(arch):
+    """How a program of `arch` is run here: natively where the kernel can
+    (i386 on x86-64 with IA-32 emulation on; some kernels, such as this
+    project's CI machines', have it off and refuse with ENOEXEC), else
+    under qemu-user, whose loader and libraries are still the target's own."""
+    a = ARCHES[arch]
+    if a["run"] is None:
+        try:
+            subprocess.run([_probe_program(arch), "1"], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=60)
+            a["run"] = []
+        except OSError as e:
+            if e.errno != errno.ENOEXEC:
+                raise
+            a["run"] = a["qemu"]
+    return a["run"]
+
+
 def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH, run=None):
     """What the real loader does with each path, from the host leftover assumes.
 
@@ -278,14 +305,14 @@ def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH, run=None):
     Returns, in order, "ok", "error <dlerror()>", "signal N" (14: timeout)
     or "exit N" (a constructor exited).
     jobs > 1 splits the list over that many probe processes. run: what
-    runs the probe instead of ARCHES[arch]["run"] (qemu with -L ROOT, the
+    runs the probe instead of runner(arch) (qemu with -L ROOT, the
     loader with its own options).
     """
     paths = [os.fsencode(str(p)) for p in paths]
     if python:
         cmd = [python, _PROBE / "pyimport_probe.py", str(timeout)]
     else:
-        cmd = (ARCHES[arch]["run"] if run is None else run) + [_probe_program(arch), str(timeout)]
+        cmd = (runner(arch) if run is None else run) + [_probe_program(arch), str(timeout)]
     jobs = max(1, min(jobs, len(paths)))
     chunks = [paths[i::jobs] for i in range(jobs)]
     procs = [subprocess.Popen([str(c) for c in cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

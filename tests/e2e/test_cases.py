@@ -85,6 +85,7 @@ def build_class_on_search_path(d):
     searches first32 alone and cannot load. The 32-bit libz9.so is itself a
     candidate in the tree, of the wrong class.
     """
+    lotest.need_arch("i386-linux-gnu")
     src = "int z9(void) { return 9; }"
     lotest.cc(d / "first32" / "libz9.so", src, "-m32")
     lotest.cc(d / "second64" / "libz9.so", src)
@@ -98,6 +99,7 @@ def build_class_on_search_path(d):
 
 def build_wrong_class(d):
     """lib32.so: a 32-bit object, which a 32-bit program loads and a 64-bit one refuses."""
+    lotest.need_arch("i386-linux-gnu")
     lotest.cc(d / "lib32.so", "int f(void) { return 32; }", "-m32")
     return d
 
