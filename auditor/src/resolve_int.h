@@ -110,7 +110,8 @@ struct lo_resolver {
 	pthread_cond_t ready;
 	lo_map *by_path;  /* path -> opened* */
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
-	lo_map *dirs;     /* directory -> DIR_FOUND or DIR_NONE, as lo_resolver_dir_exists saw it */
+	/* per target (as targets[]): directory -> its subdirectories, as lo_resolver_hwcaps_in saw them */
+	lo_map *hwcap_dirs[LO_RESOLVER_TARGETS];
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */
 	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
@@ -212,12 +213,12 @@ const char *lo_resolve_class_name(const lo_elf *e);
 enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk);
 
 /*
- * Is `dir` a directory? Asked once per scan for each: ld.so, too, marks a
- * directory it found missing and does not look into it again; for the
- * glibc-hwcaps subdirectories of every directory searched, this spares an
- * open per library and subdirectory.
+ * Which of d's glibc-hwcaps subdirectories `dir` holds: bit i for
+ * d->hwcaps[i]. Asked once per scan and directory: ld.so, too, marks a
+ * directory it found missing and does not look into it again; for every
+ * directory searched, this spares an open per library and subdirectory.
  */
-bool lo_resolver_dir_exists(lo_resolver *r, const char *dir);
+unsigned lo_resolver_hwcaps_in(lo_resolver *r, const target_dirs *d, const char *dir);
 
 /*
  * open(2) of `path` as the loader would open it: under --sysroot unless it

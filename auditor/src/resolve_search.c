@@ -71,36 +71,38 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 /*
  * lk->name in directory `dir`: first in dir/glibc-hwcaps/SUB/ for each
  * subdirectory the CPU supports, best first (glibc 2.33+), then in dir.
+ * The paths are built in one buffer: this runs for every directory of
+ * every search, and a formatted string each cost more than the lookup.
  */
 static enum try_result try_dir(proc *p, const char *dir, lookup *lk)
 {
 	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
-	enum try_result res;
+	unsigned subdirs = lo_resolver_hwcaps_in(p->r, p->dirs, dir);
+	enum try_result res = TRY_NEXT;
+	lo_buf path = LO_BUF_INIT;
 	size_t i;
 
 	for (i = 0; i <= p->dirs->hwcap_count; i++) {
-		char *path;
-
+		if (i < p->dirs->hwcap_count && !(subdirs & 1u << i))
+			continue;
+		lo_buf_clear(&path);
+		lo_buf_puts(&path, dir);
+		lo_buf_puts(&path, sep);
 		if (i < p->dirs->hwcap_count) {
-			char *sub = lo_resolve_fmt("%s%sglibc-hwcaps/%s", dir, sep, p->dirs->hwcaps[i]);
-			bool there = lo_resolver_dir_exists(p->r, sub);
-
-			path = there ? lo_resolve_fmt("%s/%s", sub, lk->name) : NULL;
-			free(sub);
-			if (!path)
-				continue;
-		} else {
-			path = lo_resolve_fmt("%s%s%s", dir, sep, lk->name);
+			lo_buf_puts(&path, "glibc-hwcaps/");
+			lo_buf_puts(&path, p->dirs->hwcaps[i]);
+			lo_buf_putc(&path, '/');
 		}
-		if ((res = try_file(p, path, lk)) == TRY_FOUND) {
-			lk->path = path;
+		lo_buf_puts(&path, lk->name);
+		if ((res = try_file(p, lo_buf_cstr(&path), lk)) == TRY_FOUND) {
+			lk->path = lo_buf_detach(&path);
 			return res;
 		}
-		free(path);
 		if (res != TRY_NEXT)
-			return res;
+			break;
 	}
-	return TRY_NEXT;
+	lo_buf_dispose(&path);
+	return res;
 }
 
 /* Search one colon-separated path list (an RPATH, RUNPATH) for lk->name. */

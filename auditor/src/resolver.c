@@ -31,7 +31,6 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
-	r->dirs = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
 	for (i = 0; opts && i < opts->library_path_count; i++)
 		if (opts->library_path[i][0])
@@ -101,7 +100,8 @@ void lo_resolver_free(lo_resolver *r)
 	lo_strv_free(r->outside, r->outside_count);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
-	lo_map_free(r->dirs, NULL);
+	for (i = 0; i < LO_RESOLVER_TARGETS; i++)
+		lo_map_free(r->hwcap_dirs[i], NULL);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -368,26 +368,43 @@ const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t)
 	return d ? d : &r->targets[0];
 }
 
-/* lo_map values for lo_resolver_dir_exists: any two non-NULL pointers. */
-static char dir_found, dir_none;
+/* Marks a stored answer of lo_resolver_hwcaps_in, so that "none" is not a NULL value. */
+#define HWCAPS_SEEN (1u << LO_TARGET_HWCAPS_MAX)
 
-bool lo_resolver_dir_exists(lo_resolver *r, const char *dir)
+unsigned lo_resolver_hwcaps_in(lo_resolver *r, const target_dirs *d, const char *dir)
 {
-	struct stat st;
+	size_t t = (size_t)(d - r->targets), i;
+	unsigned found = 0;
 	void *seen;
 
+	if (!d->hwcap_count)
+		return 0;
 	pthread_mutex_lock(&r->lock);
-	if (!(seen = lo_map_get(r->dirs, dir, NULL))) {
-		int fd = lo_resolver_open_fd(r, dir, O_PATH | O_CLOEXEC);
+	if (!r->hwcap_dirs[t])
+		r->hwcap_dirs[t] = lo_map_new();
+	if ((seen = lo_map_get(r->hwcap_dirs[t], dir, NULL))) {
+		found = (unsigned)(uintptr_t)seen & ~HWCAPS_SEEN;
+	} else {
+		lo_buf sub = LO_BUF_INIT;
 
-		seen = fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) ? &dir_found
-										: &dir_none;
-		if (fd >= 0)
-			close(fd);
-		lo_map_put(r->dirs, dir, seen);
+		for (i = 0; i < d->hwcap_count; i++) {
+			struct stat st;
+			int fd;
+
+			lo_buf_clear(&sub);
+			lo_buf_printf(&sub, "%s%sglibc-hwcaps/%s", dir,
+				      dir[strlen(dir) - 1] == '/' ? "" : "/", d->hwcaps[i]);
+			fd = lo_resolver_open_fd(r, lo_buf_cstr(&sub), O_PATH | O_CLOEXEC);
+			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+				found |= 1u << i;
+			if (fd >= 0)
+				close(fd);
+		}
+		lo_buf_dispose(&sub);
+		lo_map_put(r->hwcap_dirs[t], dir, (void *)(uintptr_t)(found | HWCAPS_SEEN));
 	}
 	pthread_mutex_unlock(&r->lock);
-	return seen == &dir_found;
+	return found;
 }
 
 int lo_resolver_open_fd(const lo_resolver *r, const char *path, int flags)
