@@ -47,18 +47,28 @@ typedef struct entry {
 } entry;
 
 /*
+ * A run of literal characters that every path a pattern matches contains;
+ * at the path's end when the pattern ends with it after a wildcard (".so"
+ * of *.so: libgit2 matches a wildcard pattern against the whole path).
+ */
+typedef struct needle {
+	char *text; /* owned */
+	size_t len;
+	bool suffix;
+} needle;
+
+/*
  * An ordered set of path patterns and its compiled pathspec. `needles` lets
  * most paths be refused without libgit2: every pattern that can include a
- * path has a run of literal characters that any path it matches contains
- * (".so" for *.so), so a path containing none of them matches nothing.
- * The walk asks this of every file in the tree, and pathspec matching was a
- * quarter of a scan's instructions.
+ * path has a needle, so a path holding none of them matches nothing. The
+ * walk asks this of every file in the tree: pathspec matching was a
+ * quarter of a scan's instructions, and then a strstr per needle 7 %.
  */
 typedef struct pattern_set {
 	char **patterns; /* owned, in declaration order, `!` for negation */
 	size_t count, cap;
 	git_pathspec *spec; /* owned; NULL when the set is empty */
-	char **needles;     /* owned; NULL when some pattern has none (then no shortcut) */
+	needle *needles;    /* owned; NULL when some pattern has none (then no shortcut) */
 	size_t needle_count;
 } pattern_set;
 

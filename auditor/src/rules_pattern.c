@@ -119,17 +119,19 @@ int lo_pattern_set_add(lo_rules *r, pattern_set *ps, const entry *e, const char 
 
 /*
  * The longest run of characters of `pat` that a matching path must contain
- * as they are, or NULL when that is not known: a '[' class or a '\\'
+ * as they are; false when that is not known: a '[' class or a '\\'
  * escape, or no literal at all (`*`). '/' ends a run too, since libgit2
- * may take a trailing one to mean a directory.
+ * may take a trailing one to mean a directory. A pattern without a
+ * wildcard also matches the paths below it (its "dirname prefix" match),
+ * so only a wildcard pattern's last run is a suffix.
  */
-static char *pattern_needle(const char *pat)
+static bool pattern_needle(const char *pat, needle *out)
 {
 	const char *p, *run = pat, *best = NULL;
 	size_t best_len = 0;
 
 	if (strpbrk(pat, "[\\"))
-		return NULL;
+		return false;
 	for (p = pat;; p++) {
 		if (!*p || *p == '*' || *p == '?' || *p == '/') {
 			if ((size_t)(p - run) > best_len) {
@@ -141,27 +143,30 @@ static char *pattern_needle(const char *pat)
 			run = p + 1;
 		}
 	}
-	return best ? lo_xstrndup(best, best_len) : NULL;
+	if (!best)
+		return false;
+	out->text = lo_xstrndup(best, best_len);
+	out->len = best_len;
+	out->suffix = !best[best_len] && strpbrk(pat, "*?") && pat[0] != ':';
+	return true;
 }
 
 static void pattern_set_find_needles(pattern_set *ps)
 {
 	size_t i, n = 0;
 
-	ps->needles = lo_xcalloc(ps->count, sizeof(char *));
+	ps->needles = lo_xcalloc(ps->count, sizeof(needle));
 	for (i = 0; i < ps->count; i++) {
-		char *needle;
-
 		if (ps->patterns[i][0] == '!') /* an exclude never makes a path match */
 			continue;
-		if (!(needle = pattern_needle(ps->patterns[i]))) {
+		if (!pattern_needle(ps->patterns[i], &ps->needles[n])) {
 			while (n > 0)
-				free(ps->needles[--n]);
+				free(ps->needles[--n].text);
 			free(ps->needles);
 			ps->needles = NULL;
 			return;
 		}
-		ps->needles[n++] = needle;
+		n++;
 	}
 	ps->needle_count = n;
 }
@@ -188,13 +193,18 @@ int lo_pattern_set_compile(pattern_set *ps)
 
 static bool pattern_set_may_match(const pattern_set *ps, const char *relpath)
 {
-	size_t i;
+	size_t i, len;
 
 	if (!ps->needles)
 		return true;
-	for (i = 0; i < ps->needle_count; i++)
-		if (strstr(relpath, ps->needles[i]))
+	len = strlen(relpath);
+	for (i = 0; i < ps->needle_count; i++) {
+		const needle *n = &ps->needles[i];
+
+		if (n->suffix ? len >= n->len && !memcmp(relpath + len - n->len, n->text, n->len)
+			      : strstr(relpath, n->text) != NULL)
 			return true;
+	}
 	return false;
 }
 
@@ -212,7 +222,7 @@ void lo_pattern_set_dispose(pattern_set *ps)
 		free(ps->patterns[i]);
 	free(ps->patterns);
 	for (i = 0; ps->needles && i < ps->needle_count; i++)
-		free(ps->needles[i]);
+		free(ps->needles[i].text);
 	free(ps->needles);
 	git_pathspec_free(ps->spec);
 }

@@ -110,6 +110,32 @@ static void test_candidate_wildcards(void **state)
 	lo_rules_free(r);
 }
 
+/*
+ * Where a pattern's literal must be in a path: a wildcard pattern matches
+ * the whole path, so *.tab's ".tab" ends it; a pattern without one also
+ * matches every path below it (libgit2's dirname prefix), so its literal
+ * may be followed by more; `*` crosses directories.
+ */
+static void test_candidate_literals_in_place(void **state)
+{
+	const char *f = write_rules("place.rules",
+				    "[candidates]\n"
+				    "\tinclude = *.tab\n"
+				    "\tinclude = gen/table.txt\n"
+				    "\tinclude = *.so.*\n");
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
+	assert_true(lo_rules_is_candidate(r, "x/y.tab"));
+	assert_false(lo_rules_is_candidate(r, "y.tab/inner"));
+	assert_false(lo_rules_is_candidate(r, "y.tabs"));
+	assert_true(lo_rules_is_candidate(r, "gen/table.txt"));
+	assert_true(lo_rules_is_candidate(r, "gen/table.txt/inner"));
+	assert_true(lo_rules_is_candidate(r, "libz.so.1"));
+	assert_true(lo_rules_is_candidate(r, "a.so.d/readme"));
+	lo_rules_free(r);
+}
+
 static void test_exclude_and_double_star(void **state)
 {
 	const char *f = write_rules("exclude.rules",
@@ -515,6 +541,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults_select_shared_objects_at_any_depth),
 		cmocka_unit_test(test_candidate_wildcards),
+		cmocka_unit_test(test_candidate_literals_in_place),
 		cmocka_unit_test(test_exclude_and_double_star),
 		cmocka_unit_test(test_later_layer_overrides_earlier),
 		cmocka_unit_test(test_user_layer_and_given_file),
