@@ -36,6 +36,7 @@ API (keep it this small):
 Only the standard library is used: ctest runs these with Debian's python3.
 """
 
+import errno
 import grp
 import json
 import os
@@ -203,14 +204,21 @@ def need(program, package):
 
 
 _PROBE = Path(__file__).resolve().parent / "probe"
+# What Debian's gcc-multilib installs, and nothing else: /usr/include/asm for
+# gcc -m32. gcc-multilib conflicts with every cross gcc (a cross compiler
+# must not see that link), so tests that need both would remove each
+# other's compiler; -m32 gets the link from here instead.
+M32_INCLUDE = Path(__file__).resolve().parent / "m32-include"
 
 # The targets the tests hold leftover against (its JSON "arch"): Debian's
 # architecture, the packages that compile and run a C program of it here,
-# how it is compiled, and how it is run.
+# how it is compiled, and how it is run ("qemu": what runs it when this
+# kernel cannot, e.g. i386 on a kernel without IA32 emulation).
 ARCHES = {
     "x86_64-linux-gnu": {"deb": "amd64", "tools": [], "cc": ["gcc"], "run": []},
-    "i386-linux-gnu": {"deb": "i386", "tools": ["gcc-multilib", "libc6:i386"],
-                       "cc": ["gcc", "-m32"], "run": []},
+    "i386-linux-gnu": {"deb": "i386", "tools": ["gcc-12-multilib", "libc6:i386"],
+                       "cc": ["gcc", "-m32", "-isystem", str(M32_INCLUDE)], "run": [],
+                       "qemu": "qemu-i386-static"},
     "aarch64-linux-gnu": {"deb": "arm64",
                           "tools": ["gcc-aarch64-linux-gnu", "qemu-user-static", "libc6:arm64"],
                           "cc": ["aarch64-linux-gnu-gcc"], "run": ["qemu-aarch64-static"]},
@@ -237,7 +245,20 @@ def need_arch(arch, packages=()):
         if _apt("install", "-y", "--no-install-recommends", *missing, check=False).returncode:
             _apt("update")  # an index from before the architecture was added
             _apt("install", "-y", "--no-install-recommends", *missing)
+    if "qemu" in a and not a["run"] and not _runs(arch):
+        a["run"] = [need(a["qemu"], "qemu-user-static")]
     return a["cc"]
+
+
+def _runs(arch):
+    """Does this kernel run programs of `arch` itself?"""
+    try:
+        run([_probe_program(arch)], input="")
+    except OSError as e:
+        if e.errno != errno.ENOEXEC:
+            raise
+        return False
+    return True
 
 
 def _apt(*args, check=True):
