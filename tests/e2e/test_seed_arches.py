@@ -139,10 +139,17 @@ def seed_scenario(arch):
 
     # leftover from the tree's CMakeCache.txt (the wrapper asked, when there is one),
     # then from the interpreter's ELF program named with --python, which this
-    # machine may not run: the verdicts are the same.
+    # kernel may not run: the verdicts are the same.
     for args in ((), ("--python", python_root(arch))):
         r = lotest.scan(build, args=args)
         check_scan(r, arch, stale, live)
+        # an interpreter that cannot run here is read, not asked, and the report says so
+        unasked = [n for n in r.doc["notes"] if "(EXTENSION_SUFFIXES) is not known" in n]
+        if args and run:
+            assert len(unasked) == 1 and str(args[1]) in unasked[0] and \
+                "the %s program it is" % arch in unasked[0], r.doc["notes"]
+        else:
+            assert not unasked, r.doc["notes"]
         agree = sum((real[p] == "ok") == (f["loads"] is True) for p, f in r.files.items())
         print("%s%s: agreement %d/%d with the real import and dlopen of %s"
               % (arch, " --python" if args else "", agree, len(real), arch))
