@@ -320,6 +320,7 @@ void lo_hosts_program_free(lo_hosts_program *p)
 	free(p->suffixes);
 	free(p->path);
 	free(p->how);
+	free(p->unasked);
 	free(p);
 }
 
@@ -332,10 +333,15 @@ int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char
 
 	*out = NULL;
 	if (is_elf_file(program) != 0) {
-		/* an interpreter that is its own program is asked only for what else it knows */
-		if (f && !strcmp(f->name, "python") && ask(program, f, &answer) == 0 &&
-		    take_answer(p, program, f, &answer) == 0)
-			free(p->path);
+		/* an interpreter that is its own program is asked only for what else it knows;
+		   one for another machine (an aarch64 python on x86-64) cannot run here, and is
+		   still read as the host it is */
+		if (f && !strcmp(f->name, "python")) {
+			if (ask(program, f, &answer) == 0 && take_answer(p, program, f, &answer) == 0)
+				free(p->path);
+			else
+				p->unasked = lo_xstrdup(lo_error_last());
+		}
 		p->path = lo_xstrdup(program);
 		goto out;
 	}
@@ -443,9 +449,21 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 		return lo_host_new(&e->host, hs->resolver, program);
 	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
 		return err;
-	if ((err = lo_host_new(&e->host, hs->resolver, e->program->path)) == 0 && e->program->how)
+	if ((err = lo_host_new(&e->host, hs->resolver, e->program->path)) < 0)
+		return err;
+	if (e->program->how)
 		add_note(hs, lo_xstrdup(e->program->how));
-	return err;
+	if (e->program->unasked) {
+		char *line = NULL;
+
+		if (asprintf(&line, "%s; read as the %s program it is, it judges its extension "
+			     "modules by their load alone: which file names its import takes "
+			     "(EXTENSION_SUFFIXES) is not known", e->program->unasked,
+			     lo_host_target(e->host)->name) < 0)
+			abort();
+		add_note(hs, line);
+	}
+	return 0;
 }
 
 /*

@@ -49,6 +49,8 @@ typedef struct lo_hosts_program {
 	char *how;       /* a sentence for the report when `program` had to be asked, or NULL */
 	char **suffixes; /* python: the endings its import takes after a module's name
 			    (EXTENSION_SUFFIXES), NULL-terminated; NULL when not known */
+	char *unasked;   /* python: why `suffixes` are not known (the program could not be
+			    asked: one for another machine, one that fails), or NULL; owned */
 } lo_hosts_program;
 
 /*
@@ -56,11 +58,12 @@ typedef struct lo_hosts_program {
  * ("python", "perl", "ruby", "node"; NULL takes the family from the
  * program's name) says about itself. An ELF program is itself (one that
  * cannot be opened too: lo_host_new says why); a python one is asked for
- * its suffixes, and stays without them when the question fails. Any other
- * program is asked which program it is. Returns 0 with *out owned, or a
- * negative code with a message naming `program` when it is a script of no
- * known family, or its answer is late, too long, not an absolute path, or
- * not an ELF program.
+ * its suffixes, and stays without them, `unasked` saying why, when the
+ * question fails (an interpreter for another machine cannot run here).
+ * Any other program is asked which program it is. Returns 0 with *out
+ * owned, or a negative code with a message naming `program` when it is a
+ * script of no known family, or its answer is late, too long, not an
+ * absolute path, or not an ELF program.
  */
 int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family);
 void lo_hosts_program_free(lo_hosts_program *p);
@@ -90,8 +93,9 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const
 		      const lo_hosts_program **program_out);
 
 /*
- * The i-th sentence for the report about the hosts (a shim followed, a
- * host that cannot be used), in the order they arose; NULL past the last.
+ * The i-th sentence for the report about the hosts (a shim followed, an
+ * interpreter that could not be asked for its suffixes, a host that cannot
+ * be used), in the order they arose; NULL past the last.
  */
 const char *lo_hosts_note(const lo_hosts *hs, size_t i);
 
