@@ -209,10 +209,11 @@ _PROBE = Path(__file__).resolve().parent / "probe"
 # how it is compiled, and how it is run.
 ARCHES = {
     "x86_64-linux-gnu": {"deb": "amd64", "tools": [], "cc": ["gcc"], "run": []},
-    "i386-linux-gnu": {"deb": "i386", "tools": ["gcc-multilib", "libc6:i386"],
+    "i386-linux-gnu": {"deb": "i386", "tools": ["gcc-12-multilib", "libc6:i386"],
                        "cc": ["gcc", "-m32"], "run": []},
     "aarch64-linux-gnu": {"deb": "arm64",
-                          "tools": ["gcc-aarch64-linux-gnu", "qemu-user-static", "libc6:arm64"],
+                          "tools": ["gcc-aarch64-linux-gnu", "libc6-dev-arm64-cross",
+                                    "qemu-user-static", "libc6:arm64"],
                           "cc": ["aarch64-linux-gnu-gcc"], "run": ["qemu-aarch64-static"]},
     "x86_64-linux-musl": {"deb": "amd64", "tools": ["musl-tools"], "cc": ["musl-gcc"],
                           "run": []},
