@@ -25,6 +25,7 @@
 
 #include "leftover/elf.h"
 #include "leftover/resolve.h"
+#include "leftover/target.h"
 
 static char work[4096];
 
@@ -144,14 +145,18 @@ static void test_gnu_hash_bloom_shift_of_32_or_more(void **state)
 static bool loads_with_conf(const char *conf)
 {
 	lo_resolver_opts opts = { 0 };
-	/* libc's directory, for the host; libdep.so is found only through ld.so.conf. */
-	const char *libc_dirs[2] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu" };
+	/* libc's directories (of the machine the test runs as: an arm64 build runs
+	   under qemu), for the host; libdep.so is found only through ld.so.conf. */
+	char lib[256], usrlib[256];
+	const char *libc_dirs[2] = { lib, usrlib };
 	lo_resolver *r;
 	lo_host *h;
 	lo_load *l;
 	char path[8192], confpath[8192];
 	bool ok;
 
+	snprintf(lib, sizeof(lib), "/lib/%s", lo_target_native()->name);
+	snprintf(usrlib, sizeof(usrlib), "/usr/lib/%s", lo_target_native()->name);
 	snprintf(confpath, sizeof(confpath), "%s/%s", work, conf);
 	snprintf(path, sizeof(path), "%s/cand.so", work);
 	opts.ldso_cache = "";
