@@ -181,6 +181,37 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 	return 0;
 }
 
+/*
+ * A library the program loads before the files: an absolute path, or one
+ * under ${program_dir}, which only the scan's hosts know (the program that
+ * really runs may be behind a shim).
+ */
+static int host_add_preload(lo_rules *r, host *h, const entry *e)
+{
+	const char *v = e->value;
+
+	if (v[0] != '/' && strncmp(v, "${program_dir}/", 15))
+		return lo_rules_entry_error(r, e, "'%s': a preload is an absolute path or "
+					   "${program_dir}/PATH", v);
+	if (strstr(v + 1, "${"))
+		return lo_rules_entry_error(r, e, "'%s': only ${program_dir} at its start is "
+					   "expanded", v);
+	lo_array_grow(&h->preload.globs, &h->preload.cap, h->preload.count + 1, sizeof(char *));
+	h->preload.globs[h->preload.count++] = lo_xstrdup(v);
+	return 0;
+}
+
+/* A program shipped with the objects, at a relative path from each one's directory. */
+static int host_add_beside(lo_rules *r, host *h, const entry *e)
+{
+	if (!*e->value || e->value[0] == '/' || strstr(e->value, "${"))
+		return lo_rules_entry_error(r, e, "'%s': beside is a path relative to the "
+					   "object's directory", e->value);
+	lo_array_grow(&h->beside.globs, &h->beside.cap, h->beside.count + 1, sizeof(char *));
+	h->beside.globs[h->beside.count++] = lo_xstrdup(e->value);
+	return 0;
+}
+
 /* A comma- or space-separated list of stale|broken|orphan. */
 static int parse_on(lo_rules *r, const entry *e, unsigned *out)
 {
@@ -262,6 +293,14 @@ static int interpret_entry(lo_rules *r, const entry *e, const char *section, con
 			return host_set_program(r, h, e);
 		if (!strcmp(key, "provides"))
 			return lo_glob_list_add(r, &h->provides, e);
+		if (!strcmp(key, "exports"))
+			return lo_glob_list_add(r, &h->exports, e);
+		if (!strcmp(key, "needs-library"))
+			return lo_glob_list_add(r, &h->needs_library, e);
+		if (!strcmp(key, "preload"))
+			return host_add_preload(r, h, e);
+		if (!strcmp(key, "beside"))
+			return host_add_beside(r, h, e);
 	} else if (!strcmp(section, "symbols") && !*sub) {
 		if (!strcmp(key, "ignore"))
 			return lo_glob_list_add(r, &r->ignore, e);
@@ -315,9 +354,9 @@ static int interpret(lo_rules *r)
 	for (i = 0; !err && i < r->host_count; i++) {
 		host *h = &r->hosts[i];
 
-		if (!h->match.count && !h->needs.count)
-			err = lo_rules_entry_error(r, h->first, "host '%s' has neither match nor needs: which "
-					  "files does it load?", h->name);
+		if (!h->match.count && !h->needs.count && !h->exports.count && !h->needs_library.count)
+			err = lo_rules_entry_error(r, h->first, "host '%s' has neither match nor needs, "
+					  "exports or needs-library: which files does it load?", h->name);
 		else if (!h->program_at && !h->provides.count)
 			err = lo_rules_entry_error(r, h->first, "host '%s' has neither program nor provides",
 					  h->name);
@@ -478,6 +517,10 @@ void lo_rules_free(lo_rules *r)
 		lo_pattern_set_dispose(&r->hosts[i].match);
 		lo_glob_list_dispose(&r->hosts[i].provides);
 		lo_glob_list_dispose(&r->hosts[i].needs);
+		lo_glob_list_dispose(&r->hosts[i].exports);
+		lo_glob_list_dispose(&r->hosts[i].needs_library);
+		lo_glob_list_dispose(&r->hosts[i].preload);
+		lo_glob_list_dispose(&r->hosts[i].beside);
 	}
 	free(r->hosts);
 	lo_glob_list_dispose(&r->ignore);
@@ -532,20 +575,32 @@ bool lo_rules_is_candidate(const lo_rules *r, const char *relpath)
 	return lo_pattern_set_matches(&r->candidates, relpath);
 }
 
-const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
-				      lo_rules_needs_fn needs, void *payload)
+/* Has the object one of the traits in `gl`? */
+static bool has_any(const glob_list *gl, lo_rules_trait trait, lo_rules_object_fn has,
+		    void *payload)
 {
-	size_t i = r->host_count, k;
+	size_t k;
+
+	for (k = 0; has && k < gl->count; k++)
+		if (has(trait, gl->globs[k], payload))
+			return true;
+	return false;
+}
+
+const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
+				      lo_rules_object_fn has, void *payload)
+{
+	size_t i = r->host_count;
 
 	while (i-- > 0) {
 		const host *h = &r->hosts[i];
-		bool needed = !h->needs.count;
 
 		if (h->match.count && !lo_pattern_set_matches(&h->match, relpath))
 			continue;
-		for (k = 0; !needed && k < h->needs.count; k++)
-			needed = needs && needs(h->needs.globs[k], payload);
-		if (needed)
+		if ((!h->needs.count && !h->exports.count && !h->needs_library.count) ||
+		    has_any(&h->needs, LO_RULES_NEEDS, has, payload) ||
+		    has_any(&h->exports, LO_RULES_EXPORTS, has, payload) ||
+		    has_any(&h->needs_library, LO_RULES_NEEDS_LIBRARY, has, payload))
 			return h;
 	}
 	return NULL;
@@ -559,6 +614,53 @@ const char *lo_rules_host_name(const lo_rules_host *h)
 const char *lo_rules_host_program(const lo_rules_host *h)
 {
 	return h->program;
+}
+
+char *lo_rules_host_program_for(const lo_rules_host *h, const char *abs)
+{
+	const char *slash = strrchr(abs, '/');
+	size_t i, dir = slash ? (size_t)(slash - abs) : 0;
+
+	for (i = 0; i < h->beside.count; i++) {
+		char *p = NULL;
+
+		if (asprintf(&p, "%.*s/%s", (int)dir, slash ? abs : ".", h->beside.globs[i]) < 0)
+			abort();
+		if (is_executable_file(p)) {
+			/* named in the report without "lib/../" */
+			char *real = realpath(p, NULL);
+
+			if (!real)
+				return p;
+			free(p);
+			return real;
+		}
+		free(p);
+	}
+	return h->program ? lo_xstrdup(h->program) : NULL;
+}
+
+size_t lo_rules_host_preload_count(const lo_rules_host *h)
+{
+	return h->preload.count;
+}
+
+const char *lo_rules_host_preload_at(const lo_rules_host *h, size_t i)
+{
+	return i < h->preload.count ? h->preload.globs[i] : NULL;
+}
+
+bool lo_rules_host_preloads(const lo_rules_host *h, const char *library)
+{
+	size_t i;
+
+	for (i = 0; library && i < h->preload.count; i++) {
+		const char *base = strrchr(h->preload.globs[i], '/');
+
+		if (!strcmp(base ? base + 1 : h->preload.globs[i], library))
+			return true;
+	}
+	return false;
 }
 
 bool lo_rules_host_provides(const lo_rules_host *h, const char *symbol)
