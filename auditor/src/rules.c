@@ -7,6 +7,7 @@
  * overrides an earlier one" is simply "a later entry wins".
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,17 +104,42 @@ static char *path_lookup(const char *name)
 	return NULL;
 }
 
+/* The version-sorted newest of the executables matching `pattern`, owned, or NULL. */
+static char *newest_match(const char *pattern)
+{
+	glob_t g;
+	char *best = NULL;
+	size_t i;
+
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+		return NULL;
+	for (i = 0; i < g.gl_pathc; i++)
+		if (is_executable_file(g.gl_pathv[i]) &&
+		    (!best || strverscmp(g.gl_pathv[i], best) > 0))
+			best = g.gl_pathv[i];
+	best = best ? lo_xstrdup(best) : NULL;
+	globfree(&g);
+	return best;
+}
+
 /*
  * A program named by the rule's author: a path (relative ones next to the
- * rule file) or a name on PATH, owned; NULL when it is not there.
+ * rule file) or a name on PATH, owned; NULL when it is not there. A path
+ * with wildcards takes the newest version there is (of Debian's
+ * postgresql/N/bin/postgres, 16 over 15).
  */
 static char *program_find(lo_rules *r, const entry *e, const char *v)
 {
-	char *prog;
+	char *prog, *hit;
 
 	if (!strchr(v, '/'))
 		return path_lookup(v);
 	prog = lo_rules_include_resolve(r->files[e->file].path, v);
+	if (strpbrk(prog, "*?[")) {
+		hit = newest_match(prog);
+		free(prog);
+		return hit;
+	}
 	if (is_executable_file(prog))
 		return prog;
 	free(prog);
@@ -123,7 +149,8 @@ static char *program_find(lo_rules *r, const entry *e, const char *v)
 /*
  * Resolve a host program: `${cmake:A|B}` (the first of the CMakeCache
  * variables that is set; none set leaves the host without a program, or
- * takes the default of `${cmake:A|B:-perl}` when that is there), a path
+ * takes the first default of `${cmake:A|B:-perl|/opt/perl}` that is
+ * there), a path
  * (relative ones next to the rule file), or a name on PATH. A default is
  * the host the tree would most likely meet, so one that is missing leaves
  * the host without a program; a plain value is what the rule's author
@@ -157,10 +184,14 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 			free(var);
 			p = bar + 1;
 		}
-		if (!prog && dflt) {
-			char *name = lo_xstrndup(dflt + 2, (size_t)(v + n - 1 - (dflt + 2)));
+		/* the defaults, `|`-separated as the variables are: the first that is there */
+		for (p = dflt ? dflt + 2 : NULL; !prog && p && p < v + n - 1; p = bar + 1) {
+			char *name;
 
-			prog = program_find(r, e, name);
+			if (!(bar = memchr(p, '|', (size_t)(v + n - 1 - p))))
+				bar = v + n - 1;
+			name = lo_xstrndup(p, (size_t)(bar - p));
+			prog = *name ? program_find(r, e, name) : NULL;
 			free(name);
 		}
 		/*
