@@ -340,6 +340,37 @@ def host_load(program, paths, timeout=10):
     return out
 
 
+# Loads a plugin inside a program that has no command to load one: given to
+# the program with LD_PRELOAD, its constructor runs in the program's own
+# process once the loader has relocated it, loads $LEFTOVER_PROBE_PATH as
+# the program would (RTLD_NOW | RTLD_GLOBAL), prints "ok" or dlerror(), and
+# exits before the program's main.
+_PRELOAD_PROBE = r"""#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void leftover_probe_load(void) {
+  const char *p = getenv("LEFTOVER_PROBE_PATH");
+  if (!p) return;
+  fputs(dlopen(p, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror(), stdout);
+  fflush(stdout); _exit(0); }
+"""
+
+
+def load_inside(program, paths, timeout=30):
+    """What `program` answers when each path is loaded inside its process (see
+    _PRELOAD_PROBE): "ok" or "error MSG", one process per path."""
+    probe = WORK / "lotest-preload-probe.so"
+    if not probe.exists():
+        cc(probe, _PRELOAD_PROBE, "-ldl")
+    out = []
+    for p in paths:
+        r = run([program, "--version"], check=False, timeout=timeout,
+                env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p)})
+        out.append("ok" if r.stdout == "ok" else "error " + (r.stdout or r.stderr[-300:]))
+    return out
+
+
 def main(namespace):
     """Run every test_* function of the calling module, in source order.
 

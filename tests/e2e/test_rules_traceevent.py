@@ -5,9 +5,8 @@ tracer that loads it (trace-cmd, or Debian's perf, which carries its own
 libtraceevent and exports what its plugins use) provides them. leftover
 knows one by what it needs and judges it from that tracer. Truth: the
 tracer itself loading each plugin, dlopen(RTLD_NOW | RTLD_GLOBAL) as
-libtraceevent does, from a small library given to it with LD_PRELOAD
-whose constructor loads the plugin and exits: the loads run in the
-tracer's own process, whose command line has no way to name one plugin.
+libtraceevent does, inside its own process (lotest.load_inside: its
+command line has no way to name one plugin).
 linux-perf is installed by the test when missing.
 """
 import os
@@ -15,34 +14,10 @@ import shutil
 
 import lotest
 
-PROBE = r"""#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-__attribute__((constructor)) static void leftover_probe_load(void) {
-  const char *p = getenv("LEFTOVER_PROBE_PATH");
-  if (!p) return;
-  if (dlopen(p, RTLD_NOW | RTLD_GLOBAL)) fputs("ok", stdout);
-  else fputs(dlerror(), stdout);
-  fflush(stdout); _exit(0); }
-"""
-
-
-def tracer_load(tracer, probe, paths):
-    """What `tracer` answers when it loads each plugin itself: "ok" or "error MSG"."""
-    out = []
-    for p in paths:
-        r = lotest.run([tracer, "--version"], check=False, timeout=30,
-                       env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p)})
-        out.append("ok" if r.stdout == "ok" else "error " + r.stdout)
-    return out
-
-
 def test_traceevent_plugins_are_judged_from_the_tracer():
     lotest.need("perf", "linux-perf")
     tracer = shutil.which("trace-cmd") or shutil.which("perf")
     work = lotest.workdir("rules-traceevent")
-    probe = lotest.cc(work / "probe.so", PROBE, "-ldl")
     tree = work / "tree"
     proto = ("struct tep_handle; struct trace_seq;\n"
              "extern int trace_seq_printf(struct trace_seq *, const char *, ...);\n")
@@ -57,7 +32,7 @@ def test_traceevent_plugins_are_judged_from_the_tracer():
     # what makes them the tracer's: from a C program they do not load
     plain = lotest.dlopen([tree / p for p in rels])
     assert all("undefined symbol" in a for a in plain), plain
-    truth = tracer_load(tracer, probe, [tree / p for p in rels])
+    truth = lotest.load_inside(tracer, [tree / p for p in rels])
     assert truth[0] == "ok" and "tep_not_in_tracer" in truth[1], truth
     r = lotest.scan(tree)
     for rel, answer in zip(rels, truth):
@@ -71,7 +46,7 @@ def test_traceevent_plugins_are_judged_from_the_tracer():
     plugins = "/usr/lib/traceevent/plugins"
     r = lotest.scan(plugins)
     files = r.files
-    truth = tracer_load(tracer, probe, [os.path.join(plugins, p) for p in files])
+    truth = lotest.load_inside(tracer, [os.path.join(plugins, p) for p in files])
     agree = [p for p, t in zip(files, truth) if files[p]["loads"] is (t == "ok")]
     assert len(agree) == len(files) >= 10, (
         "%d/%d agree" % (len(agree), len(files)),
