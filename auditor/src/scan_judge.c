@@ -204,6 +204,61 @@ static int ruled_host(scan *s, const lo_rules_host *ruled, const char *prog, con
 	return err;
 }
 
+/* The default host of the object e at abs: its interpreter, --host, or its own C program. */
+static int default_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs,
+			const lo_host **host, const lo_hosts_program **program)
+{
+	bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	/* a plain C program of the object's own target loads it, unless --host says */
+	const lo_target *t = lo_target_of(e);
+	int err;
+
+	if (!t && !python && !(s->opts && s->opts->host))
+		err = lo_error_set(LO_EINVALID,
+				   "an object for ELF machine %d (%d-bit, %s), whose loader "
+				   "leftover does not model; name the program that loads it "
+				   "with --host", lo_elf_machine(e),
+				   lo_elf_class(e) == ELFCLASS32 ? 32 : 64,
+				   lo_elf_data(e) == ELFDATA2MSB ? "big-endian" : "little-endian");
+	else
+		err = lo_hosts_for_file(s->hosts, python, dir, t, host, program);
+	free(dir);
+	return err;
+}
+
+/*
+ * The host of the object e at abs: the program of the [host] rule `ruled`
+ * (NULL: none, or --python/--host given), when it has one (*by_rule set),
+ * else the default host. A rule's program of another machine never loads
+ * the object (Debian's aarch64 libthread_db beside gdb's x86-64 one): its
+ * own machine's program does, with what the rule says its host provides.
+ */
+static int pick_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs,
+		     const lo_rules_host *ruled, const lo_host **host,
+		     const lo_hosts_program **program, bool *by_rule)
+{
+	char *prog = ruled ? lo_rules_host_program_for(ruled, abs) : NULL;
+	const lo_target *t;
+	int err;
+
+	*by_rule = prog != NULL;
+	if (prog) {
+		err = ruled_host(s, ruled, prog, host, program);
+		free(prog);
+		if (err < 0 || f->kind == LO_KIND_PYTHON_EXTENSION)
+			return err;
+		t = lo_host_target(*host);
+		if (t->machine == lo_elf_machine(e) && t->elf_class == lo_elf_class(e) &&
+		    t->elf_data == lo_elf_data(e))
+			return 0;
+		*by_rule = false;
+		*host = NULL;
+		*program = NULL;
+	}
+	return default_host(s, f, e, abs, host, program);
+}
+
 static int judge_elf(scan *s, lo_file *f, const char *abs)
 {
 	const lo_elf *e;
@@ -211,7 +266,6 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	const lo_hosts_program *program = NULL;
 	const lo_rules_host *ruled;
 	const char *base;
-	char *ruled_program;
 	size_t n;
 	bool given, by_rule;
 	int err = lo_resolver_read(s->resolver, abs, &e);
@@ -238,30 +292,8 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	}
 	/* A [host] rule names the program, unless --python or --host did. */
 	ruled = lo_rules_host_of(s->rules, f->path, object_has, (void *)e);
-	ruled_program = ruled ? lo_rules_host_program_for(ruled, abs) : NULL;
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
-	by_rule = ruled_program && !given;
-	if (by_rule) {
-		err = ruled_host(s, ruled, ruled_program, &host, &program);
-	} else {
-		bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
-		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-		/* a plain C program of the object's own target loads it, unless --host says */
-		const lo_target *t = lo_target_of(e);
-
-		if (!t && !python && !(s->opts && s->opts->host))
-			err = lo_error_set(LO_EINVALID,
-					   "an object for ELF machine %d (%d-bit, %s), whose loader "
-					   "leftover does not model; name the program that loads it "
-					   "with --host", lo_elf_machine(e),
-					   lo_elf_class(e) == ELFCLASS32 ? 32 : 64,
-					   lo_elf_data(e) == ELFDATA2MSB ? "big-endian"
-									 : "little-endian");
-		else
-			err = lo_hosts_for_file(s->hosts, python, dir, t, &host, &program);
-		free(dir);
-	}
-	free(ruled_program);
+	err = pick_host(s, f, e, abs, given ? NULL : ruled, &host, &program, &by_rule);
 	if (err < 0) {
 		/* one unusable host costs only the files that need it */
 		f->stage = LO_STAGE_NO_HOST;
