@@ -243,6 +243,32 @@ static void test_build_dir_layer_without_cmake(void **state)
 	lo_rules_free(r);
 }
 
+static void test_program_defaults_take_the_first_there_and_the_newest(void **state)
+{
+	char dir[4096], cmd[8300], want[4200];
+	const char *work = getenv("LEFTOVER_WORK");
+	lo_rules *r;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/defaultsbuild", work ? work : "/tmp");
+	/* 1.10 is newer than 1.9, though it sorts before it as a string */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.leftover' '%s/v1.9/bin' '%s/v1.10/bin' && "
+		 "touch '%s/v1.9/bin/prog' '%s/v1.10/bin/prog' && "
+		 "chmod +x '%s/v1.9/bin/prog' '%s/v1.10/bin/prog'",
+		 dir, dir, dir, dir, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/.leftover/rules", dir);
+	assert_non_null(f = fopen(cmd, "w"));
+	fprintf(f, "[host \"app\"]\n\tmatch = *.so\n"
+		"\tprogram = ${cmake:APP_EXE:-no-such-program-here|/nonexistent/*/prog|%s/v*/bin/prog}\n",
+		dir);
+	fclose(f);
+	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
+	snprintf(want, sizeof(want), "%s/v1.10/bin/prog", dir);
+	assert_string_equal(host_program(r, "libx.so"), want);
+	lo_rules_free(r);
+}
+
 static void test_symbols_hosts_and_rules(void **state)
 {
 	const char *f = write_rules("symbols.rules",
@@ -570,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_later_layer_overrides_earlier),
 		cmocka_unit_test(test_user_layer_and_given_file),
 		cmocka_unit_test(test_build_dir_layer_without_cmake),
+		cmocka_unit_test(test_program_defaults_take_the_first_there_and_the_newest),
 		cmocka_unit_test(test_symbols_hosts_and_rules),
 		cmocka_unit_test(test_fail_on_and_keep_decide_the_exit_status),
 		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
