@@ -46,6 +46,15 @@ def test_system_plugins_are_judged_from_their_program():
         assert {x["symbol"] for x in r.reasons("bad.so", "undefined-symbol")} == \
             {symbol + "_not_in_host"}, r.file("bad.so")
 
+        # a machine without the program: the scan goes on, the rule's provides stand in
+        (work / (rule + "-missing.rules")).write_text(
+            "[host \"%s\"]\n\tprogram = ${cmake:X:-/nonexistent/*/%s}\n" % (rule, rule))
+        r = lotest.scan(tree, args=["--rules", work / (rule + "-missing.rules")])
+        assert r.rc == 0, r
+        for rel in rels:
+            f = r.file(rel)
+            assert f["host_rule"] == rule and f["host"] is None and f["verdict"] == "ok", f
+
         # the program's own plugins (glibc's libthread_db: a copy, its directory is big)
         if plugins is None:
             plugins = work / (rule + "-own")
