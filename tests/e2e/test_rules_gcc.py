@@ -38,6 +38,7 @@ def gcc_load(work, paths, cxx=False):
 
 
 def test_gcc_plugins_are_judged_from_the_compiler():
+    lotest.need("g++", "g++")
     plugin_dir = subprocess.run(["gcc", "-print-file-name=plugin"], capture_output=True,
                                 text=True, check=True).stdout.strip()
     lotest.need(os.path.join(plugin_dir, "include", "gcc-plugin.h"), "gcc-12-plugin-dev")

@@ -37,6 +37,7 @@ def opt_load(opt, work, paths):
 
 
 def test_llvm_pass_plugins_are_judged_from_opt():
+    lotest.need("g++", "g++")
     opt = lotest.need("/usr/lib/llvm-14/bin/opt", "llvm-14")
     work = lotest.workdir("rules-llvm")
     tree = work / "tree"

@@ -69,7 +69,7 @@ def test_tcl_extensions_are_judged_from_tclsh():
     files = {debian / p: f for p, f in r.files.items()}
     truth = tcl_load(tclsh, files)
     agree = [p for p, t in zip(files, truth) if files[p]["loads"] is (t == "ok")]
-    assert len(agree) == len(files) >= 4, (
+    assert len(agree) == len(files) >= 3, (
         "%d/%d agree" % (len(agree), len(files)),
         [(p, files[p]["verdict"], t) for p, t in zip(files, truth) if p not in agree])
     print("Tcl extensions: %d/%d agree with load" % (len(agree), len(files)))
