@@ -103,9 +103,14 @@ static void print_symbols(const lo_load *load, const char *file)
 	}
 }
 
-static bool object_needs(const char *glob, void *payload)
+static bool object_has(lo_rules_trait trait, const char *glob, void *payload)
 {
-	return lo_elf_needs(payload, glob);
+	switch (trait) {
+	case LO_RULES_NEEDS: return lo_elf_needs(payload, glob);
+	case LO_RULES_EXPORTS: return lo_elf_exports_matching(payload, glob);
+	case LO_RULES_NEEDS_LIBRARY: return lo_elf_needs_library(payload, glob);
+	}
+	return false;
 }
 
 /*
@@ -119,7 +124,7 @@ static const lo_rules_host *ruled_host(const lo_cli_opts *o, const char *abs, co
 	const char *rel = base && !strncmp(abs, base, strlen(base)) && abs[strlen(base)] == '/'
 				  ? abs + strlen(base) + 1
 				  : abs + 1;
-	const lo_rules_host *h = lo_rules_host_of(o->rules, rel, object_needs, (void *)e);
+	const lo_rules_host *h = lo_rules_host_of(o->rules, rel, object_has, (void *)e);
 
 	free(base);
 	free(dir);
@@ -142,8 +147,8 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, const
 	char *dir, *program = NULL;
 
 	*out = NULL;
-	if (ruled && lo_rules_host_program(ruled) && !given) {
-		program = lo_xstrdup(lo_rules_host_program(ruled));
+	if (ruled && !given && (program = lo_rules_host_program_for(ruled, abs))) {
+		/* the rule's program, or one shipped beside the file */
 	} else if (kind == LO_KIND_PYTHON_EXTENSION) {
 		dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 		program = lo_hosts_python_for(o->scan.python, dir);
@@ -169,6 +174,24 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, const
 	*out = lo_xstrdup(real->path);
 	lo_hosts_program_free(real);
 	return 0;
+}
+
+/* `program` with what its [host] rule says it loads first, as the scan makes it. */
+static int host_with_preloads(lo_host **out, lo_resolver *r, const char *program,
+			      const lo_cli_opts *o, const char *abs, const lo_elf *e, lo_kind kind)
+{
+	const lo_rules_host *ruled = ruled_host(o, abs, e);
+	const char *given = kind == LO_KIND_PYTHON_EXTENSION ? o->scan.python : o->scan.host;
+	size_t i, n = ruled && !given && lo_rules_host_program(ruled)
+			      ? lo_rules_host_preload_count(ruled) : 0;
+	const char **pre = lo_xcalloc(n ? n : 1, sizeof(*pre));
+	int err;
+
+	for (i = 0; i < n; i++)
+		pre[i] = lo_rules_host_preload_at(ruled, i);
+	err = lo_hosts_host_new(out, r, program, pre, n);
+	free(pre);
+	return err;
 }
 
 int lo_cmd_explain(int argc, char **argv)
@@ -237,7 +260,7 @@ int lo_cmd_explain(int argc, char **argv)
 		goto out;
 	/* no program named: a plain C program of the object's own target, when modelled */
 	target = lo_target_of(e);
-	if ((program ? lo_host_new(&host, r, program)
+	if ((program ? host_with_preloads(&host, r, program, &o, abs, e, kind)
 		     : lo_host_new_plain(&host, r, target ? target : lo_target_native())) < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
 		goto out;

@@ -664,19 +664,55 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 	*cursor = e->dynsym_count;
 	return false;
 }
+/* fnmatch(3), with a plain prefix and star (Perl_*) as a compare: rules ask it of every symbol. */
+static bool glob_matches(const char *glob, const char *name)
+{
+	size_t n = strcspn(glob, "*?[\\");
+
+	if (glob[n] == '*' && !glob[n + 1])
+		return !strncmp(name, glob, n);
+	return fnmatch(glob, name, 0) == 0;
+}
+
 bool lo_elf_needs(const lo_elf *e, const char *glob)
 {
-	size_t i, n = strcspn(glob, "*?[\\");
-	bool prefix = glob[n] == '*' && !glob[n + 1];
+	size_t i;
 
 	for (i = 1; i < e->undef_end; i++) {
 		const char *name;
 
 		if (!is_undef(&e->dynsym[i]) || !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)))
 			continue;
-		if (prefix ? !strncmp(name, glob, n) : fnmatch(glob, name, 0) == 0)
+		if (glob_matches(glob, name))
 			return true;
 	}
+	return false;
+}
+
+bool lo_elf_exports_matching(const lo_elf *e, const char *glob)
+{
+	size_t i;
+
+	for (i = 1; i < e->dynsym_count; i++) {
+		const char *name;
+
+		if (e->dynsym[i].st_shndx == SHN_UNDEF ||
+		    ELF64_ST_BIND(e->dynsym[i].st_info) == STB_LOCAL ||
+		    !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)) || !*name)
+			continue;
+		if (glob_matches(glob, name))
+			return true;
+	}
+	return false;
+}
+
+bool lo_elf_needs_library(const lo_elf *e, const char *glob)
+{
+	size_t i;
+
+	for (i = 0; i < e->needed_count; i++)
+		if (e->needed[i] && glob_matches(glob, e->needed[i]))
+			return true;
 	return false;
 }
 

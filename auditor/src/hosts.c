@@ -433,12 +433,61 @@ static void add_note(lo_hosts *hs, char *line)
 	hs->notes[hs->note_count++] = line;
 }
 
+/* What a host's program loads first, as the rules write it. */
+typedef struct preloads {
+	const char *const *paths; /* borrowed */
+	size_t count;
+} preloads;
+
+/*
+ * The paths of `pre` for the program that runs at `runs`: ${program_dir}
+ * is its directory, symlinks resolved, as the JVM's launcher finds its
+ * libjvm.so from /proc/self/exe (under --sysroot, the path as given).
+ * Owned, `pre->count` entries.
+ */
+static char **preload_paths(lo_resolver *r, const preloads *pre, const char *runs)
+{
+	char **out = lo_xcalloc(pre->count ? pre->count : 1, sizeof(*out));
+	char *real = lo_resolver_in_sysroot(r) ? NULL : realpath(runs, NULL);
+	const char *prog = real ? real : runs, *slash = strrchr(prog, '/');
+	size_t i, dir = slash ? (size_t)(slash - prog) : 0;
+
+	for (i = 0; i < pre->count; i++) {
+		const char *v = pre->paths[i];
+
+		if (strncmp(v, "${program_dir}/", 15))
+			out[i] = lo_xstrdup(v);
+		else if (asprintf(&out[i], "%.*s%s", (int)dir, prog, v + 14) < 0)
+			abort();
+	}
+	free(real);
+	return out;
+}
+
+int lo_hosts_host_new(lo_host **out, lo_resolver *r, const char *runs,
+		      const char *const *preload, size_t preload_count)
+{
+	preloads pre = { preload, preload_count };
+	char **paths;
+	size_t i;
+	int err;
+
+	if (!preload_count)
+		return lo_host_new(out, r, runs);
+	paths = preload_paths(r, &pre, runs);
+	err = lo_host_new_preloaded(out, r, runs, (const char *const *)paths, preload_count);
+	for (i = 0; i < preload_count; i++)
+		free(paths[i]);
+	free(paths);
+	return err;
+}
+
 /*
  * The program that really runs and its global scope, or target's plain C
  * program; the report hears of a shim.
  */
 static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_target *target,
-		       const char *family)
+		       const char *family, const preloads *pre)
 {
 	int err;
 
@@ -446,10 +495,11 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 		return lo_host_new_plain(&e->host, hs->resolver, target);
 	/* a program under --sysroot may be for another machine: read, never run */
 	if (lo_resolver_in_sysroot(hs->resolver))
-		return lo_host_new(&e->host, hs->resolver, program);
+		return lo_hosts_host_new(&e->host, hs->resolver, program, pre->paths, pre->count);
 	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
 		return err;
-	if ((err = lo_host_new(&e->host, hs->resolver, e->program->path)) < 0)
+	if ((err = lo_hosts_host_new(&e->host, hs->resolver, e->program->path, pre->paths,
+				     pre->count)) < 0)
 		return err;
 	if (e->program->how)
 		add_note(hs, lo_xstrdup(e->program->how));
@@ -473,34 +523,43 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
  * lock held.
  */
 static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *target,
-			 const char *family, const char *hint, const lo_host **host,
-			 const lo_hosts_program **prog)
+			 const char *family, const preloads *pre, const char *hint,
+			 const lo_host **host, const lo_hosts_program **prog)
 {
-	char key[128];
+	lo_buf key = LO_BUF_INIT;
+	size_t i;
 	entry *e;
 
 	if (!program && !target)
 		return lo_error_set(LO_EINVALID, "no loader model for the object's machine; name "
 				    "the program that loads it with --host");
 	if (!program)
-		snprintf(key, sizeof(key), "(C) %s", target->name);
-	e = lo_map_get(hs->by_program, program ? program : key, NULL);
+		lo_buf_printf(&key, "(C) %s", target->name);
+	else
+		lo_buf_printf(&key, "%s", program);
+	/* the same program with other preloads is another process */
+	for (i = 0; i < pre->count; i++)
+		lo_buf_printf(&key, "\n%s", pre->paths[i]);
+	e = lo_map_get(hs->by_program, lo_buf_cstr(&key), NULL);
 	if (!e) {
 		int err;
 
 		e = lo_xcalloc(1, sizeof(*e));
-		if ((err = entry_setup(hs, e, program, target, family)) < 0) {
+		if ((err = entry_setup(hs, e, program, target, family, pre)) < 0) {
 			if (asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
 				abort();
 			lo_error_set(err, "%s; the files it would load are unjudged", e->error);
 			add_note(hs, lo_xstrdup(lo_error_last()));
 		}
-		lo_map_put(hs->by_program, program ? program : key, e);
+		lo_map_put(hs->by_program, lo_buf_cstr(&key), e);
 	}
+	lo_buf_dispose(&key);
 	*host = e->host;
 	*prog = e->program;
 	return e->error ? lo_error_set(LO_EINVALID, "%s", e->error) : 0;
 }
+
+static const preloads no_preloads = { NULL, 0 };
 
 static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
 			   const lo_host **host, const lo_hosts_program **prog)
@@ -509,7 +568,7 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 	bool known;
 
 	if (!python)
-		return lookup_locked(hs, hs->host, target, NULL,
+		return lookup_locked(hs, hs->host, target, NULL, &no_preloads,
 				     hs->host ? " (the program named with --host)"
 					      : " (name the program that loads it with --host)",
 				     host, prog);
@@ -524,8 +583,8 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
 				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
 				    "one with --python", dir);
-	return lookup_locked(hs, program, NULL, "python", "; name the interpreter with --python",
-			     host, prog);
+	return lookup_locked(hs, program, NULL, "python", &no_preloads,
+			     "; name the interpreter with --python", host, prog);
 }
 
 int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
@@ -541,9 +600,11 @@ int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_targe
 	return err;
 }
 
-int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const lo_host **host,
+int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
+		      const char *const *preload, size_t preload_count, const lo_host **host,
 		      const lo_hosts_program **program_out)
 {
+	preloads pre = { preload, preload_count };
 	char *hint = NULL;
 	int err;
 
@@ -551,7 +612,7 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const
 		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
 		abort();
 	pthread_mutex_lock(&hs->lock);
-	err = lookup_locked(hs, program, NULL, NULL, hint, host, program_out);
+	err = lookup_locked(hs, program, NULL, NULL, &pre, hint, host, program_out);
 	pthread_mutex_unlock(&hs->lock);
 	free(hint);
 	return err;

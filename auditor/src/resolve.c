@@ -33,9 +33,12 @@
  * The caller of dlopen is taken to be the host program itself, so its RPATH
  * is inherited as the loader would inherit it.
  *
+ * Objects the host dlopen()ed with RTLD_GLOBAL before it loads candidates
+ * are modelled when the caller names them (lo_host_new_preloaded).
+ *
  * Not modelled: legacy hwcap subdirectories (tls/, haswell/), glibc-hwcaps
- * for a CPU other than this one, LD_PRELOAD and audit modules, objects
- * dlopen()ed earlier with RTLD_GLOBAL, DT_FILTER/DT_AUXILIARY, lazy binding
+ * for a CPU other than this one, LD_PRELOAD and audit modules, other
+ * objects dlopen()ed earlier, DT_FILTER/DT_AUXILIARY, lazy binding
  * (RTLD_NOW is assumed, as Python does by default), relocations that name
  * a symbol without a dynamic symbol table entry. ld.so stops at the first
  * error; this model reports every problem of the first stage that fails.
@@ -454,8 +457,32 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 
 /* ---- hosts ------------------------------------------------------------- */
 
-/* Make the host: `program`, or a plain C program of `target`. */
-static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo_target *target)
+/*
+ * Add the library at `path` to the host's global scope with its needed
+ * closure, as the program's dlopen(path, RTLD_NOW | RTLD_GLOBAL) does.
+ */
+static int host_preload(lo_host *h, const char *path)
+{
+	proc *p = &h->p;
+	const opened *o = lo_resolver_open(p->r, path);
+	size_t k;
+
+	if (!o->elf)
+		return lo_error_set(o->err, "host program '%s' loads '%s' first, which cannot be "
+				    "used: %s", h->name, path, o->msg);
+	if (lo_target_of(o->elf) != p->target)
+		return lo_error_set(LO_EINVALID, "host program '%s' loads '%s' first, which is not "
+				    "an object of its machine (%s)", h->name, path, p->target->name);
+	if (find_loaded_elf(p, o->elf) != NONE)
+		return 0;
+	k = add_object(p, o, path, NULL, NULL, p->main);
+	map_closure(p, k);
+	return 0;
+}
+
+/* Make the host: `program` and its preloads, or a plain C program of `target`. */
+static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo_target *target,
+		    const char *const *preload, size_t preload_count)
 {
 	lo_host *h = lo_xcalloc(1, sizeof(*h));
 	proc *p = &h->p;
@@ -494,6 +521,9 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 		free(origin);
 		h->name = lo_xstrdup(program);
 		map_closure(p, 0);
+		for (i = 0; i < preload_count; i++)
+			if ((err = host_preload(h, preload[i])) < 0)
+				goto fail;
 	} else {
 		lookup lk = { .name = target->libc };
 
@@ -534,12 +564,18 @@ fail:
 
 int lo_host_new(lo_host **out, lo_resolver *r, const char *program)
 {
-	return host_new(out, r, program, lo_target_native());
+	return host_new(out, r, program, lo_target_native(), NULL, 0);
+}
+
+int lo_host_new_preloaded(lo_host **out, lo_resolver *r, const char *program,
+			  const char *const *preload, size_t preload_count)
+{
+	return host_new(out, r, program, lo_target_native(), preload, preload_count);
 }
 
 int lo_host_new_plain(lo_host **out, lo_resolver *r, const lo_target *target)
 {
-	return host_new(out, r, NULL, target);
+	return host_new(out, r, NULL, target, NULL, 0);
 }
 
 const lo_target *lo_host_target(const lo_host *h)

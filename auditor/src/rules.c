@@ -7,6 +7,7 @@
  * overrides an earlier one" is simply "a later entry wins".
  */
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,17 +104,42 @@ static char *path_lookup(const char *name)
 	return NULL;
 }
 
+/* The version-sorted newest of the executables matching `pattern`, owned, or NULL. */
+static char *newest_match(const char *pattern)
+{
+	glob_t g;
+	char *best = NULL;
+	size_t i;
+
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+		return NULL;
+	for (i = 0; i < g.gl_pathc; i++)
+		if (is_executable_file(g.gl_pathv[i]) &&
+		    (!best || strverscmp(g.gl_pathv[i], best) > 0))
+			best = g.gl_pathv[i];
+	best = best ? lo_xstrdup(best) : NULL;
+	globfree(&g);
+	return best;
+}
+
 /*
  * A program named by the rule's author: a path (relative ones next to the
- * rule file) or a name on PATH, owned; NULL when it is not there.
+ * rule file) or a name on PATH, owned; NULL when it is not there. A path
+ * with wildcards takes the newest version there is (of Debian's
+ * postgresql/N/bin/postgres, 16 over 15).
  */
 static char *program_find(lo_rules *r, const entry *e, const char *v)
 {
-	char *prog;
+	char *prog, *hit;
 
 	if (!strchr(v, '/'))
 		return path_lookup(v);
 	prog = lo_rules_include_resolve(r->files[e->file].path, v);
+	if (strpbrk(prog, "*?[")) {
+		hit = newest_match(prog);
+		free(prog);
+		return hit;
+	}
 	if (is_executable_file(prog))
 		return prog;
 	free(prog);
@@ -123,7 +149,8 @@ static char *program_find(lo_rules *r, const entry *e, const char *v)
 /*
  * Resolve a host program: `${cmake:A|B}` (the first of the CMakeCache
  * variables that is set; none set leaves the host without a program, or
- * takes the default of `${cmake:A|B:-perl}` when that is there), a path
+ * takes the first default of `${cmake:A|B:-perl|/opt/perl}` that is
+ * there), a path
  * (relative ones next to the rule file), or a name on PATH. A default is
  * the host the tree would most likely meet, so one that is missing leaves
  * the host without a program; a plain value is what the rule's author
@@ -157,10 +184,14 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 			free(var);
 			p = bar + 1;
 		}
-		if (!prog && dflt) {
-			char *name = lo_xstrndup(dflt + 2, (size_t)(v + n - 1 - (dflt + 2)));
+		/* the defaults, `|`-separated as the variables are: the first that is there */
+		for (p = dflt ? dflt + 2 : NULL; !prog && p && p < v + n - 1; p = bar + 1) {
+			char *name;
 
-			prog = program_find(r, e, name);
+			if (!(bar = memchr(p, '|', (size_t)(v + n - 1 - p))))
+				bar = v + n - 1;
+			name = lo_xstrndup(p, (size_t)(bar - p));
+			prog = *name ? program_find(r, e, name) : NULL;
 			free(name);
 		}
 		/*
@@ -178,6 +209,37 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 		return lo_rules_entry_error(r, e, "host program '%s' does not exist or is not executable", v);
 	}
 	h->program = prog;
+	return 0;
+}
+
+/*
+ * A library the program loads before the files: an absolute path, or one
+ * under ${program_dir}, which only the scan's hosts know (the program that
+ * really runs may be behind a shim).
+ */
+static int host_add_preload(lo_rules *r, host *h, const entry *e)
+{
+	const char *v = e->value;
+
+	if (v[0] != '/' && strncmp(v, "${program_dir}/", 15))
+		return lo_rules_entry_error(r, e, "'%s': a preload is an absolute path or "
+					   "${program_dir}/PATH", v);
+	if (strstr(v + 1, "${"))
+		return lo_rules_entry_error(r, e, "'%s': only ${program_dir} at its start is "
+					   "expanded", v);
+	lo_array_grow(&h->preload.globs, &h->preload.cap, h->preload.count + 1, sizeof(char *));
+	h->preload.globs[h->preload.count++] = lo_xstrdup(v);
+	return 0;
+}
+
+/* A program shipped with the objects, at a relative path from each one's directory. */
+static int host_add_beside(lo_rules *r, host *h, const entry *e)
+{
+	if (!*e->value || e->value[0] == '/' || strstr(e->value, "${"))
+		return lo_rules_entry_error(r, e, "'%s': beside is a path relative to the "
+					   "object's directory", e->value);
+	lo_array_grow(&h->beside.globs, &h->beside.cap, h->beside.count + 1, sizeof(char *));
+	h->beside.globs[h->beside.count++] = lo_xstrdup(e->value);
 	return 0;
 }
 
@@ -262,6 +324,14 @@ static int interpret_entry(lo_rules *r, const entry *e, const char *section, con
 			return host_set_program(r, h, e);
 		if (!strcmp(key, "provides"))
 			return lo_glob_list_add(r, &h->provides, e);
+		if (!strcmp(key, "exports"))
+			return lo_glob_list_add(r, &h->exports, e);
+		if (!strcmp(key, "needs-library"))
+			return lo_glob_list_add(r, &h->needs_library, e);
+		if (!strcmp(key, "preload"))
+			return host_add_preload(r, h, e);
+		if (!strcmp(key, "beside"))
+			return host_add_beside(r, h, e);
 	} else if (!strcmp(section, "symbols") && !*sub) {
 		if (!strcmp(key, "ignore"))
 			return lo_glob_list_add(r, &r->ignore, e);
@@ -315,9 +385,9 @@ static int interpret(lo_rules *r)
 	for (i = 0; !err && i < r->host_count; i++) {
 		host *h = &r->hosts[i];
 
-		if (!h->match.count && !h->needs.count)
-			err = lo_rules_entry_error(r, h->first, "host '%s' has neither match nor needs: which "
-					  "files does it load?", h->name);
+		if (!h->match.count && !h->needs.count && !h->exports.count && !h->needs_library.count)
+			err = lo_rules_entry_error(r, h->first, "host '%s' has neither match nor needs, "
+					  "exports or needs-library: which files does it load?", h->name);
 		else if (!h->program_at && !h->provides.count)
 			err = lo_rules_entry_error(r, h->first, "host '%s' has neither program nor provides",
 					  h->name);
@@ -478,6 +548,10 @@ void lo_rules_free(lo_rules *r)
 		lo_pattern_set_dispose(&r->hosts[i].match);
 		lo_glob_list_dispose(&r->hosts[i].provides);
 		lo_glob_list_dispose(&r->hosts[i].needs);
+		lo_glob_list_dispose(&r->hosts[i].exports);
+		lo_glob_list_dispose(&r->hosts[i].needs_library);
+		lo_glob_list_dispose(&r->hosts[i].preload);
+		lo_glob_list_dispose(&r->hosts[i].beside);
 	}
 	free(r->hosts);
 	lo_glob_list_dispose(&r->ignore);
@@ -532,20 +606,32 @@ bool lo_rules_is_candidate(const lo_rules *r, const char *relpath)
 	return lo_pattern_set_matches(&r->candidates, relpath);
 }
 
-const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
-				      lo_rules_needs_fn needs, void *payload)
+/* Has the object one of the traits in `gl`? */
+static bool has_any(const glob_list *gl, lo_rules_trait trait, lo_rules_object_fn has,
+		    void *payload)
 {
-	size_t i = r->host_count, k;
+	size_t k;
+
+	for (k = 0; has && k < gl->count; k++)
+		if (has(trait, gl->globs[k], payload))
+			return true;
+	return false;
+}
+
+const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
+				      lo_rules_object_fn has, void *payload)
+{
+	size_t i = r->host_count;
 
 	while (i-- > 0) {
 		const host *h = &r->hosts[i];
-		bool needed = !h->needs.count;
 
 		if (h->match.count && !lo_pattern_set_matches(&h->match, relpath))
 			continue;
-		for (k = 0; !needed && k < h->needs.count; k++)
-			needed = needs && needs(h->needs.globs[k], payload);
-		if (needed)
+		if ((!h->needs.count && !h->exports.count && !h->needs_library.count) ||
+		    has_any(&h->needs, LO_RULES_NEEDS, has, payload) ||
+		    has_any(&h->exports, LO_RULES_EXPORTS, has, payload) ||
+		    has_any(&h->needs_library, LO_RULES_NEEDS_LIBRARY, has, payload))
 			return h;
 	}
 	return NULL;
@@ -559,6 +645,53 @@ const char *lo_rules_host_name(const lo_rules_host *h)
 const char *lo_rules_host_program(const lo_rules_host *h)
 {
 	return h->program;
+}
+
+char *lo_rules_host_program_for(const lo_rules_host *h, const char *abs)
+{
+	const char *slash = strrchr(abs, '/');
+	size_t i, dir = slash ? (size_t)(slash - abs) : 0;
+
+	for (i = 0; i < h->beside.count; i++) {
+		char *p = NULL;
+
+		if (asprintf(&p, "%.*s/%s", (int)dir, slash ? abs : ".", h->beside.globs[i]) < 0)
+			abort();
+		if (is_executable_file(p)) {
+			/* named in the report without "lib/../" */
+			char *real = realpath(p, NULL);
+
+			if (!real)
+				return p;
+			free(p);
+			return real;
+		}
+		free(p);
+	}
+	return h->program ? lo_xstrdup(h->program) : NULL;
+}
+
+size_t lo_rules_host_preload_count(const lo_rules_host *h)
+{
+	return h->preload.count;
+}
+
+const char *lo_rules_host_preload_at(const lo_rules_host *h, size_t i)
+{
+	return i < h->preload.count ? h->preload.globs[i] : NULL;
+}
+
+bool lo_rules_host_preloads(const lo_rules_host *h, const char *library)
+{
+	size_t i;
+
+	for (i = 0; library && i < h->preload.count; i++) {
+		const char *base = strrchr(h->preload.globs[i], '/');
+
+		if (!strcmp(base ? base + 1 : h->preload.globs[i], library))
+			return true;
+	}
+	return false;
 }
 
 bool lo_rules_host_provides(const lo_rules_host *h, const char *symbol)

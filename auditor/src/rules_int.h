@@ -82,6 +82,10 @@ struct lo_rules_host {
 	char *name;     /* owned */
 	pattern_set match;
 	glob_list needs; /* the object leaves one of these undefined (a perl XS module: Perl_*) */
+	glob_list exports;       /* ... or defines one of these (a JNI library: JNI_OnLoad) */
+	glob_list needs_library; /* ... or names one of these as DT_NEEDED (libjvm.so) */
+	glob_list preload; /* libraries the program loaded before the files; not globs */
+	glob_list beside;  /* programs relative to the object's directory; not globs */
 	char *program;  /* absolute, owned, or NULL (none, or an unset ${cmake:VAR}) */
 	const entry *program_at; /* the entry that set it; borrowed */
 	glob_list provides;

@@ -177,10 +177,86 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 	lo_load_free(load);
 }
 
-/* Does the object `payload` leave a symbol matching `glob` undefined? (rules.h) */
-static bool object_needs(const char *glob, void *payload)
+/* Has the object `payload` the trait a [host] recognises its objects by? (rules.h) */
+static bool object_has(lo_rules_trait trait, const char *glob, void *payload)
 {
-	return lo_elf_needs(payload, glob);
+	switch (trait) {
+	case LO_RULES_NEEDS: return lo_elf_needs(payload, glob);
+	case LO_RULES_EXPORTS: return lo_elf_exports_matching(payload, glob);
+	case LO_RULES_NEEDS_LIBRARY: return lo_elf_needs_library(payload, glob);
+	}
+	return false;
+}
+
+/* The host the [host] rule `ruled` names, `prog`, with the libraries it loads first. */
+static int ruled_host(scan *s, const lo_rules_host *ruled, const char *prog, const lo_host **host,
+		      const lo_hosts_program **program)
+{
+	size_t i, n = lo_rules_host_preload_count(ruled);
+	const char **pre = lo_xcalloc(n ? n : 1, sizeof(*pre));
+	int err;
+
+	for (i = 0; i < n; i++)
+		pre[i] = lo_rules_host_preload_at(ruled, i);
+	err = lo_hosts_for_rule(s->hosts, prog, lo_rules_host_name(ruled),
+				pre, n, host, program);
+	free(pre);
+	return err;
+}
+
+/* The default host of the object e at abs: its interpreter, --host, or its own C program. */
+static int default_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs,
+			const lo_host **host, const lo_hosts_program **program)
+{
+	bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	/* a plain C program of the object's own target loads it, unless --host says */
+	const lo_target *t = lo_target_of(e);
+	int err;
+
+	if (!t && !python && !(s->opts && s->opts->host))
+		err = lo_error_set(LO_EINVALID,
+				   "an object for ELF machine %d (%d-bit, %s), whose loader "
+				   "leftover does not model; name the program that loads it "
+				   "with --host", lo_elf_machine(e),
+				   lo_elf_class(e) == ELFCLASS32 ? 32 : 64,
+				   lo_elf_data(e) == ELFDATA2MSB ? "big-endian" : "little-endian");
+	else
+		err = lo_hosts_for_file(s->hosts, python, dir, t, host, program);
+	free(dir);
+	return err;
+}
+
+/*
+ * The host of the object e at abs: the program of the [host] rule `ruled`
+ * (NULL: none, or --python/--host given), when it has one (*by_rule set),
+ * else the default host. A rule's program of another machine never loads
+ * the object (Debian's aarch64 libthread_db beside gdb's x86-64 one): its
+ * own machine's program does, with what the rule says its host provides.
+ */
+static int pick_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs,
+		     const lo_rules_host *ruled, const lo_host **host,
+		     const lo_hosts_program **program, bool *by_rule)
+{
+	char *prog = ruled ? lo_rules_host_program_for(ruled, abs) : NULL;
+	const lo_target *t;
+	int err;
+
+	*by_rule = prog != NULL;
+	if (prog) {
+		err = ruled_host(s, ruled, prog, host, program);
+		free(prog);
+		if (err < 0 || f->kind == LO_KIND_PYTHON_EXTENSION)
+			return err;
+		t = lo_host_target(*host);
+		if (t->machine == lo_elf_machine(e) && t->elf_class == lo_elf_class(e) &&
+		    t->elf_data == lo_elf_data(e))
+			return 0;
+		*by_rule = false;
+		*host = NULL;
+		*program = NULL;
+	}
+	return default_host(s, f, e, abs, host, program);
 }
 
 static int judge_elf(scan *s, lo_file *f, const char *abs)
@@ -189,9 +265,9 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	const lo_host *host = NULL;
 	const lo_hosts_program *program = NULL;
 	const lo_rules_host *ruled;
-	const char *ruled_program, *base;
+	const char *base;
 	size_t n;
-	bool given;
+	bool given, by_rule;
 	int err = lo_resolver_read(s->resolver, abs, &e);
 
 	if (err == LO_ENOTELF) {
@@ -215,38 +291,16 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		return 0;
 	}
 	/* A [host] rule names the program, unless --python or --host did. */
-	ruled = lo_rules_host_of(s->rules, f->path, object_needs, (void *)e);
-	ruled_program = ruled ? lo_rules_host_program(ruled) : NULL;
+	ruled = lo_rules_host_of(s->rules, f->path, object_has, (void *)e);
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
-	if (ruled_program && !given) {
-		err = lo_hosts_for_rule(s->hosts, ruled_program, lo_rules_host_name(ruled), &host,
-					&program);
-	} else {
-		bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
-		char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-		/* a plain C program of the object's own target loads it, unless --host says */
-		const lo_target *t = lo_target_of(e);
-
-		if (!t && !python && !(s->opts && s->opts->host))
-			err = lo_error_set(LO_EINVALID,
-					   "an object for ELF machine %d (%d-bit, %s), whose loader "
-					   "leftover does not model; name the program that loads it "
-					   "with --host", lo_elf_machine(e),
-					   lo_elf_class(e) == ELFCLASS32 ? 32 : 64,
-					   lo_elf_data(e) == ELFDATA2MSB ? "big-endian"
-									 : "little-endian");
-		else
-			err = lo_hosts_for_file(s->hosts, python, dir, t, &host, &program);
-		free(dir);
-	}
+	err = pick_host(s, f, e, abs, given ? NULL : ruled, &host, &program, &by_rule);
 	if (err < 0) {
 		/* one unusable host costs only the files that need it */
 		f->stage = LO_STAGE_NO_HOST;
 		lo_file_add_reason(f, LO_REASON_NO_HOST, NULL, NULL, NULL, NULL, lo_error_last());
 		return 0;
 	}
-	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) ||
-	    (ruled_program && !given))
+	if (f->kind == LO_KIND_PYTHON_EXTENSION || (s->opts && s->opts->host) || by_rule)
 		f->host = lo_xstrdup(lo_host_name(host));
 	if (ruled && !given)
 		f->host_rule = lo_xstrdup(lo_rules_host_name(ruled));
@@ -258,7 +312,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	if (n && python_never_imported(f, base, n, program))
 		return 0;
 	/* the rule's `provides` stand in for its program only where that is not read */
-	judge_load(s, f, abs, host, ruled_program && !given ? NULL : ruled);
+	judge_load(s, f, abs, host, by_rule ? NULL : ruled);
 	if (n && f->loads == LO_TRUE)
 		python_init_check(f, e, base, n);
 	return 0;

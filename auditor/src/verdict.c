@@ -93,6 +93,9 @@ lo_verdict lo_verdict_decide(const lo_facts *facts)
 
 bool lo_verdict_waives(const lo_rules *rules, const lo_rules_host *ruled, const lo_problem *p)
 {
+	/* the host program, when read, has its preloads in the scope: never missing then */
+	if (p->kind == LO_PROBLEM_MISSING_LIBRARY)
+		return ruled && lo_rules_host_preloads(ruled, p->library);
 	return p->kind == LO_PROBLEM_UNDEFINED_SYMBOL && p->symbol &&
 	       (lo_rules_symbol_ignored(rules, p->symbol) ||
 		(ruled && lo_rules_host_provides(ruled, p->symbol)));

@@ -355,16 +355,49 @@ _HOST_LOADS = {
 
 
 def host_load(program, paths, timeout=10):
-    """What `program` (perl or lua, by name) answers when it loads each path
-    itself: "ok" or "error MSG", one process per path."""
+    """What `program` answers when it loads each path itself: "ok" or "error
+    MSG", one process per path. perl, lua and node load it with their own
+    loaders; any other program loads it inside its process (load_inside)."""
     kind = [k for k in _HOST_LOADS if os.path.basename(program).startswith(k)]
-    assert kind, "no way to ask %s to load a module" % program
+    if not kind:
+        return load_inside(program, paths, timeout=timeout)
     out = []
     for p in paths:
         r = run([program] + _HOST_LOADS[kind[0]], check=False, timeout=timeout,
                 env={"LEFTOVER_PROBE_PATH": str(p), "PERL_DL_NONLAZY": "1"})
         out.append("ok" if r.returncode == 0 and r.stdout == "ok"
                    else "error " + (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[0])
+    return out
+
+
+# Loads a plugin inside a program that has no command to load one: given to
+# the program with LD_PRELOAD, its constructor runs in the program's own
+# process once the loader has relocated it, loads $LEFTOVER_PROBE_PATH as
+# the program would (RTLD_NOW | RTLD_GLOBAL), prints "ok" or dlerror(), and
+# exits before the program's main.
+_PRELOAD_PROBE = r"""#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void leftover_probe_load(void) {
+  const char *p = getenv("LEFTOVER_PROBE_PATH");
+  if (!p) return;
+  fputs(dlopen(p, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror(), stdout);
+  fflush(stdout); _exit(0); }
+"""
+
+
+def load_inside(program, paths, timeout=30):
+    """What `program` answers when each path is loaded inside its process (see
+    _PRELOAD_PROBE): "ok" or "error MSG", one process per path."""
+    probe = WORK / "lotest-preload-probe.so"
+    if not probe.exists():
+        cc(probe, _PRELOAD_PROBE, "-ldl")
+    out = []
+    for p in paths:
+        r = run([program, "--version"], check=False, timeout=timeout,
+                env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p)})
+        out.append("ok" if r.stdout == "ok" else "error " + (r.stdout or r.stderr[-300:]))
     return out
 
 

@@ -33,12 +33,24 @@ static const char *write_rules(const char *name, const char *text)
 	return p;
 }
 
-/* The host of `rel` for an object that needs `need` (NULL: nothing), or NULL. */
+/*
+ * The host of `rel` for an object that needs `need` (NULL: nothing), or
+ * NULL; "export:NAME" is an object that defines NAME, "library:NAME" one
+ * that names NAME as DT_NEEDED.
+ */
 static const char *need_of;
 
-static bool needs_one(const char *glob, void *payload)
+static bool needs_one(lo_rules_trait trait, const char *glob, void *payload)
 {
-	return need_of && fnmatch(glob, need_of, 0) == 0;
+	static const char *const prefix[] = { [LO_RULES_NEEDS] = "",
+					       [LO_RULES_EXPORTS] = "export:",
+					       [LO_RULES_NEEDS_LIBRARY] = "library:" };
+	size_t n = strlen(prefix[trait]);
+
+	(void)payload;
+	if (!need_of || strncmp(need_of, prefix[trait], n) || (!n && strchr(need_of, ':')))
+		return false;
+	return fnmatch(glob, need_of + n, 0) == 0;
 }
 
 static const lo_rules_host *host_of(const lo_rules *r, const char *rel, const char *need)
@@ -254,6 +266,32 @@ static void test_build_dir_layer_without_cmake(void **state)
 	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
 	assert_false(lo_rules_is_candidate(r, "old/libx.so"));
 	assert_true(lo_rules_is_candidate(r, "new/libx.so"));
+	lo_rules_free(r);
+}
+
+static void test_program_defaults_take_the_first_there_and_the_newest(void **state)
+{
+	char dir[4096], cmd[8300], want[4200];
+	const char *work = getenv("LEFTOVER_WORK");
+	lo_rules *r;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/defaultsbuild", work ? work : "/tmp");
+	/* 1.10 is newer than 1.9, though it sorts before it as a string */
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.leftover' '%s/v1.9/bin' '%s/v1.10/bin' && "
+		 "touch '%s/v1.9/bin/prog' '%s/v1.10/bin/prog' && "
+		 "chmod +x '%s/v1.9/bin/prog' '%s/v1.10/bin/prog'",
+		 dir, dir, dir, dir, dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/.leftover/rules", dir);
+	assert_non_null(f = fopen(cmd, "w"));
+	fprintf(f, "[host \"app\"]\n\tmatch = *.so\n"
+		"\tprogram = ${cmake:APP_EXE:-no-such-program-here|/nonexistent/*/prog|%s/v*/bin/prog}\n",
+		dir);
+	fclose(f);
+	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
+	snprintf(want, sizeof(want), "%s/v1.10/bin/prog", dir);
+	assert_string_equal(host_program(r, "libx.so"), want);
 	lo_rules_free(r);
 }
 
@@ -495,10 +533,10 @@ static void test_a_host_known_by_what_its_objects_need(void **state)
 				    "\tneeds = Xs_*\n"
 				    "\tneeds = XL_[a-z]*\n"
 				    "\tprovides = Xs_*\n"
-				    "[host \"tcl8.6\"]\n"
-				    "\tmatch = **/tcl8.6/**\n"
-				    "\tneeds = Tcl_*\n"
-				    "\tprovides = Tcl_*\n");
+				    "[host \"tclx\"]\n"
+				    "\tmatch = **/tclx/**\n"
+				    "\tneeds = Tclx_*\n"
+				    "\tprovides = Tclx_*\n");
 	lo_rules *r;
 
 	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
@@ -508,12 +546,51 @@ static void test_a_host_known_by_what_its_objects_need(void **state)
 	assert_null(host_name(r, "POSIX.so", "XL_Thr_key"));
 	assert_null(host_name(r, "lib/x/POSIX.so", "croak"));
 	/* match and needs: both must hold */
-	assert_string_equal(host_name(r, "lib/tcl8.6/tk.so", "Tcl_Eval"), "tcl8.6");
-	assert_null(host_name(r, "lib/tcl8.5/tk.so", "Tcl_Eval"));
-	assert_null(host_name(r, "lib/tcl8.6/libx.so", "strlen"));
+	assert_string_equal(host_name(r, "lib/tclx/tk.so", "Tclx_Eval"), "tclx");
+	assert_null(host_name(r, "lib/tcly/tk.so", "Tclx_Eval"));
+	assert_null(host_name(r, "lib/tclx/libx.so", "strlen"));
 	lo_rules_free(r);
 	assert_bad("neither.rules", "[host \"x\"]\n\tprovides = x_*\n", "neither.rules:2: host.x.provides",
 		   "neither match nor needs");
+}
+
+static void test_a_host_known_by_exports_and_libraries(void **state)
+{
+	const char *f = write_rules("exports.rules",
+				    "[host \"vm\"]\n"
+				    "\texports = Vm_OnLoad\n"
+				    "\texports = Vmj_*\n"
+				    "\tneeds-library = libvmcore.so*\n"
+				    "\tprogram = /bin/sh\n"
+				    "\tpreload = ${program_dir}/../lib/server/libvmcore.so\n"
+				    "\tpreload = /opt/vm/libvmextra.so\n");
+	const lo_rules_host *h;
+	lo_rules *r;
+
+	assert_int_equal(lo_rules_load(&r, &f, 1), 0);
+	/* any one of the traits selects, wherever the object is */
+	assert_string_equal(host_name(r, "a/libx.so", "export:Vm_OnLoad"), "vm");
+	assert_string_equal(host_name(r, "libx.so", "export:Vmj_pkg_call"), "vm");
+	assert_string_equal(host_name(r, "libx.so", "library:libvmcore.so.1"), "vm");
+	/* a trait of another kind does not */
+	assert_null(host_name(r, "libx.so", "Vm_OnLoad"));
+	assert_null(host_name(r, "libx.so", "export:libvmcore.so"));
+	h = host_of(r, "libx.so", "export:Vm_OnLoad");
+	assert_int_equal(lo_rules_host_preload_count(h), 2);
+	assert_string_equal(lo_rules_host_preload_at(h, 0),
+			    "${program_dir}/../lib/server/libvmcore.so");
+	assert_null(lo_rules_host_preload_at(h, 2));
+	/* a preload's file name stands for the library where the program is not read */
+	assert_true(lo_rules_host_preloads(h, "libvmcore.so"));
+	assert_true(lo_rules_host_preloads(h, "libvmextra.so"));
+	assert_false(lo_rules_host_preloads(h, "libvm.so"));
+	lo_rules_free(r);
+	assert_bad("preload.rules", "[host \"x\"]\n\tneeds = x_*\n\tprovides = x_*\n"
+		   "\tpreload = lib/libx.so\n", "preload.rules:4: host.x.preload",
+		   "absolute path or ${program_dir}/PATH");
+	assert_bad("preload2.rules", "[host \"x\"]\n\tneeds = x_*\n\tprovides = x_*\n"
+		   "\tpreload = /opt/${cmake:X}/libx.so\n", "preload2.rules:4: host.x.preload",
+		   "only ${program_dir}");
 }
 
 static void test_missing_given_file_is_an_error(void **state)
@@ -546,12 +623,14 @@ int main(void)
 		cmocka_unit_test(test_later_layer_overrides_earlier),
 		cmocka_unit_test(test_user_layer_and_given_file),
 		cmocka_unit_test(test_build_dir_layer_without_cmake),
+		cmocka_unit_test(test_program_defaults_take_the_first_there_and_the_newest),
 		cmocka_unit_test(test_symbols_hosts_and_rules),
 		cmocka_unit_test(test_fail_on_and_keep_decide_the_exit_status),
 		cmocka_unit_test(test_origin_names_file_and_line_through_includes),
 		cmocka_unit_test(test_lines_survive_continuations_quotes_and_old_headers),
 		cmocka_unit_test(test_bad_rules_name_file_line_and_key),
 		cmocka_unit_test(test_a_host_known_by_what_its_objects_need),
+		cmocka_unit_test(test_a_host_known_by_exports_and_libraries),
 		cmocka_unit_test(test_missing_given_file_is_an_error),
 		cmocka_unit_test(test_default_dir_has_default_rules),
 	};

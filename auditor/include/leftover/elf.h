@@ -125,6 +125,12 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out);
  */
 bool lo_elf_needs(const lo_elf *e, const char *glob);
 
+/* Does the object define (export) a dynamic symbol whose name matches `glob`? */
+bool lo_elf_exports_matching(const lo_elf *e, const char *glob);
+
+/* Does a DT_NEEDED entry of the object match `glob` (libjvm.so, libtcl8.*)? */
+bool lo_elf_needs_library(const lo_elf *e, const char *glob);
+
 /* Versions required from needed libraries (.gnu.version_r). */
 size_t lo_elf_verneed_count(const lo_elf *e);
 const lo_elf_verneed *lo_elf_verneed_at(const lo_elf *e, size_t i);

@@ -69,6 +69,15 @@ int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char
 void lo_hosts_program_free(lo_hosts_program *p);
 
 /*
+ * The host `runs` (the program that really runs, lo_hosts_program_new's
+ * path) after it has loaded `preload` (rules.h: lo_rules_host_preload_at):
+ * a leading `${program_dir}` is the directory of `runs`, symlinks
+ * resolved (outside --sysroot). lo_host_new_preloaded says what fails.
+ */
+int lo_hosts_host_new(lo_host **out, lo_resolver *r, const char *runs,
+		      const char *const *preload, size_t preload_count);
+
+/*
  * The hosts of one scan, safe to share between its threads. `python` and
  * `host` are --python and --host, or NULL; both borrowed for the lifetime.
  */
@@ -88,8 +97,12 @@ void lo_hosts_free(lo_hosts *hs);
 int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
 		      const lo_host **host, const lo_hosts_program **program);
 
-/* Likewise for `program`, which the rules' [host "name"] names. */
-int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, const lo_host **host,
+/*
+ * Likewise for `program`, which the rules' [host "name"] names, having
+ * loaded `preload` first (lo_hosts_host_new).
+ */
+int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
+		      const char *const *preload, size_t preload_count, const lo_host **host,
 		      const lo_hosts_program **program_out);
 
 /*

@@ -90,6 +90,17 @@ int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out);
  */
 int lo_host_new(lo_host **out, lo_resolver *r, const char *program);
 
+/*
+ * `program` after it has loaded the libraries `preload` (paths), in order,
+ * with dlopen(RTLD_GLOBAL): each with its needed closure joins the global
+ * scope, and a DT_NEEDED name that is a preload's soname is that object
+ * (the JVM's libjvm.so, which the JDK's own libraries need but cannot
+ * find by their RPATH). Fails with a message naming a preload that cannot
+ * be read or is for another target.
+ */
+int lo_host_new_preloaded(lo_host **out, lo_resolver *r, const char *program,
+			  const char *const *preload, size_t preload_count);
+
 /* A plain C program of `target`: libc's closure as that target's loader finds it. */
 int lo_host_new_plain(lo_host **out, lo_resolver *r, const lo_target *target);
 

@@ -71,26 +71,59 @@ bool lo_rules_is_candidate(const lo_rules *rules, const char *relpath);
 /* A [host "NAME"]: the program that loads the files it selects. */
 typedef struct lo_rules_host lo_rules_host;
 
+/* What a [host] may recognise its objects by, besides their path. */
+typedef enum lo_rules_trait {
+	LO_RULES_NEEDS,         /* `needs`: leaves a symbol matching the glob undefined */
+	LO_RULES_EXPORTS,       /* `exports`: defines one (JNI_OnLoad, Pg_magic_func) */
+	LO_RULES_NEEDS_LIBRARY, /* `needs-library`: a DT_NEEDED name matches it (libjvm.so) */
+} lo_rules_trait;
+
 /*
- * Does the object being judged leave undefined a symbol that matches the
- * shell glob `glob`? The scan answers for its object: rules read no ELF.
+ * Has the object being judged `trait` for the shell glob `glob`? The scan
+ * answers for its object: rules read no ELF.
  */
-typedef bool (*lo_rules_needs_fn)(const char *glob, void *payload);
+typedef bool (*lo_rules_object_fn)(lo_rules_trait trait, const char *glob, void *payload);
 
 /*
  * The host of the file at `relpath`: the last [host] whose conditions all
- * hold, its `match` selecting the path and, when it has `needs`, the object
- * leaving one of them undefined (asked through `needs`). NULL when none
- * does: the scan then picks its default host. Borrowed from rules.
+ * hold, its `match` selecting the path and, when it has `needs`, `exports`
+ * or `needs-library`, the object having one of those traits (asked through
+ * `has`). NULL when none does: the scan then picks its default host.
+ * Borrowed from rules.
  */
 const lo_rules_host *lo_rules_host_of(const lo_rules *rules, const char *relpath,
-				      lo_rules_needs_fn needs, void *payload);
+				      lo_rules_object_fn has, void *payload);
 
 /* The NAME of [host "NAME"]. */
 const char *lo_rules_host_name(const lo_rules_host *host);
 
 /* Its program, absolute, or NULL when it names none (or an unset ${cmake:VAR}). */
 const char *lo_rules_host_program(const lo_rules_host *host);
+
+/*
+ * The program that loads the object at `abs`: the first of the host's
+ * `beside` programs (paths relative to the object's directory: a JDK's own
+ * ../bin/java for its lib/ objects) that is an executable file there, else its
+ * program. Owned, or NULL.
+ */
+char *lo_rules_host_program_for(const lo_rules_host *host, const char *abs);
+
+/*
+ * The libraries its program has loaded, with RTLD_GLOBAL, before it loads
+ * the files ([host] preload; the JVM's libjvm.so), as written: absolute,
+ * or `${program_dir}/...`, the directory of the program that really runs
+ * (shims and symlinks followed), which the scan's hosts expand.
+ * lo_rules_host_preload_at() is NULL past the count.
+ */
+size_t lo_rules_host_preload_count(const lo_rules_host *host);
+const char *lo_rules_host_preload_at(const lo_rules_host *host, size_t i);
+
+/*
+ * Is `library` (a DT_NEEDED name) the file name of one of its preloads?
+ * Where the program is not read, such a library is taken as loaded, as its
+ * `provides` are taken as defined.
+ */
+bool lo_rules_host_preloads(const lo_rules_host *host, const char *library);
 
 /*
  * Does the host declare that it provides `symbol` (its `provides`

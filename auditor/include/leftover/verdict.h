@@ -95,8 +95,8 @@ lo_verdict lo_verdict_decide(const lo_facts *facts);
 
 /*
  * Is problem `p` of a load no finding: a symbol `[symbols] ignore` names,
- * or one that `ruled` (the [host] rule of the file, or NULL) says its host
- * provides?
+ * one that `ruled` (the [host] rule of the file, or NULL) says its host
+ * provides, or a library missing that is one of its host's preloads?
  */
 bool lo_verdict_waives(const lo_rules *rules, const lo_rules_host *ruled, const lo_problem *p);
 
