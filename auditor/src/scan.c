@@ -282,6 +282,34 @@ static char *common_root(char *const *roots, size_t n)
 	return len ? lo_xstrndup(roots[0], len) : lo_xstrdup("/");
 }
 
+/* Walk root `i` for its items, and read what its build and git say of it. */
+static int gather_root(scan *s, size_t i)
+{
+	int err;
+
+	s->root = s->roots[i];
+	s->root_index = i;
+	s->finds = lo_buildsys_finds_new(s->jobs);
+	if ((err = lo_walk_tree(s->root, s->jobs, on_entry, s)) < 0)
+		return err;
+	gather_items(s);
+	/* a scan of build/python_packages is judged by build/'s records */
+	s->build_dirs[i] = lo_buildsys_base_of(s->root);
+	if (s->build_dirs[i]) {
+		if ((err = lo_buildsys_open(&s->bs[i], s->root, s->finds,
+					    s->opts && s->opts->reconfigure
+						    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
+			return err;
+		if (s->bs[i])
+			add_orphan_items(s, i);
+	}
+	lo_buildsys_finds_free(s->finds);
+	s->finds = NULL;
+	lo_git_open(&s->git[i], s->root);
+	record_origin(s, i);
+	return 0;
+}
+
 static void scan_dispose(scan *s)
 {
 	size_t i;
@@ -380,28 +408,9 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	s.build_dirs = lo_xcalloc(s.root_count, sizeof(char *));
 	s.git = lo_xcalloc(s.root_count, sizeof(lo_git *));
 	s.res->origins = lo_xcalloc(s.root_count, sizeof(lo_scan_origin));
-	for (i = 0; i < s.root_count; i++) {
-		s.root = s.roots[i];
-		s.root_index = i;
-		s.finds = lo_buildsys_finds_new(s.jobs);
-		if ((err = lo_walk_tree(s.root, s.jobs, on_entry, &s)) < 0)
+	for (i = 0; i < s.root_count; i++)
+		if ((err = gather_root(&s, i)) < 0)
 			goto out;
-		gather_items(&s);
-		/* a scan of build/python_packages is judged by build/'s records */
-		s.build_dirs[i] = lo_buildsys_base_of(s.root);
-		if (s.build_dirs[i]) {
-			if ((err = lo_buildsys_open(&s.bs[i], s.root, s.finds,
-						    opts && opts->reconfigure
-							    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
-				goto out;
-			if (s.bs[i])
-				add_orphan_items(&s, i);
-		}
-		lo_buildsys_finds_free(s.finds);
-		s.finds = NULL;
-		lo_git_open(&s.git[i], s.root);
-		record_origin(&s, i);
-	}
 	if ((err = judge_all(&s)) < 0)
 		goto out;
 	collect_files(&s);
