@@ -308,6 +308,12 @@ static bool is_undef(const Elf64_Sym *sym)
 	return sym->st_shndx == SHN_UNDEF && ELF64_ST_BIND(sym->st_info) != STB_LOCAL;
 }
 
+/* Where the first two bytes of a name fall in lo_elf's undef_starts (a "" name's too). */
+static unsigned undef_start(const char *name)
+{
+	return ((unsigned char)name[0] * 31u + (unsigned char)(name[0] ? name[1] : 0)) % 512;
+}
+
 /* Count the undefined symbols, refusing one whose name lies outside the string table. */
 static int count_undefs(lo_elf *e)
 {
@@ -322,8 +328,12 @@ static int count_undefs(lo_elf *e)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read dynamic symbol %zu of '%s': "
 					    "name offset out of bounds", i, e->name);
-		if (*name)
+		if (*name) {
+			unsigned start = undef_start(name);
+
 			e->undef_count++;
+			e->undef_starts[start / 64] |= 1ull << (start % 64);
+		}
 		e->undef_end = i + 1;
 	}
 	return 0;
@@ -664,26 +674,72 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 	*cursor = e->dynsym_count;
 	return false;
 }
-/* fnmatch(3), with a plain prefix and star (Perl_*) as a compare: rules ask it of every symbol. */
-static bool glob_matches(const char *glob, const char *name)
+/*
+ * A rule's glob as the loops over an object's symbols test it: rules ask
+ * it of every symbol of every candidate, so the literal run before the
+ * first wildcard is compared first (one byte refuses most names), and a
+ * plain prefix and star (Perl_*) needs no fnmatch(3) at all.
+ */
+typedef struct sym_glob {
+	const char *glob;
+	size_t literal;   /* length of the run before the first wildcard */
+	bool prefix_only; /* the glob is that run and a final '*' */
+	char inner[64];   /* a later literal run any match holds (P9tree_node of
+			     _Z*cp_*P9tree_node*), or "" */
+} sym_glob;
+
+static sym_glob sym_glob_of(const char *glob)
 {
 	size_t n = strcspn(glob, "*?[\\");
+	sym_glob g = { glob, n, glob[n] == '*' && !glob[n + 1], "" };
+	const char *p = glob + n, *best = NULL;
+	size_t best_len = 0;
 
-	if (glob[n] == '*' && !glob[n + 1])
-		return !strncmp(name, glob, n);
-	return fnmatch(glob, name, 0) == 0;
+	/* past a class or an escape a run is no plain text: then none */
+	if (!g.prefix_only && glob[n] && !strpbrk(glob + n, "[\\")) {
+		while (*p) {
+			size_t run;
+
+			p += strspn(p, "*?");
+			run = strcspn(p, "*?");
+			if (run > best_len && run < sizeof(g.inner)) {
+				best = p;
+				best_len = run;
+			}
+			p += run;
+		}
+		if (best_len > n)
+			memcpy(g.inner, best, best_len);
+	}
+	return g;
+}
+
+static bool sym_glob_matches(const sym_glob *g, const char *name)
+{
+	if (g->literal && (name[0] != g->glob[0] || strncmp(name, g->glob, g->literal)))
+		return false;
+	if (g->prefix_only)
+		return true;
+	return (!g->inner[0] || strstr(name, g->inner)) && fnmatch(g->glob, name, 0) == 0;
 }
 
 bool lo_elf_needs(const lo_elf *e, const char *glob)
 {
+	sym_glob g = sym_glob_of(glob);
 	size_t i;
 
+	if (g.literal >= 2) {
+		unsigned start = undef_start(glob);
+
+		if (!(e->undef_starts[start / 64] & 1ull << (start % 64)))
+			return false; /* no undefined name starts as the glob does */
+	}
 	for (i = 1; i < e->undef_end; i++) {
 		const char *name;
 
 		if (!is_undef(&e->dynsym[i]) || !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)))
 			continue;
-		if (glob_matches(glob, name))
+		if (sym_glob_matches(&g, name))
 			return true;
 	}
 	return false;
@@ -691,8 +747,12 @@ bool lo_elf_needs(const lo_elf *e, const char *glob)
 
 bool lo_elf_exports_matching(const lo_elf *e, const char *glob)
 {
+	sym_glob g = sym_glob_of(glob);
 	size_t i;
 
+	/* a plain name is one lookup in the hash table, as dlsym would make it */
+	if (!glob[g.literal])
+		return lo_elf_exports(e, glob);
 	for (i = 1; i < e->dynsym_count; i++) {
 		const char *name;
 
@@ -700,7 +760,7 @@ bool lo_elf_exports_matching(const lo_elf *e, const char *glob)
 		    ELF64_ST_BIND(e->dynsym[i].st_info) == STB_LOCAL ||
 		    !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)) || !*name)
 			continue;
-		if (glob_matches(glob, name))
+		if (sym_glob_matches(&g, name))
 			return true;
 	}
 	return false;
@@ -708,10 +768,11 @@ bool lo_elf_exports_matching(const lo_elf *e, const char *glob)
 
 bool lo_elf_needs_library(const lo_elf *e, const char *glob)
 {
+	sym_glob g = sym_glob_of(glob);
 	size_t i;
 
 	for (i = 0; i < e->needed_count; i++)
-		if (e->needed[i] && glob_matches(glob, e->needed[i]))
+		if (e->needed[i] && sym_glob_matches(&g, e->needed[i]))
 			return true;
 	return false;
 }

@@ -97,6 +97,12 @@ struct lo_elf {
 	 */
 	size_t undef_count;
 	size_t undef_end; /* one past the last undefined dynamic symbol */
+	/*
+	 * A bit for each pair of first two bytes an undefined symbol's name
+	 * starts with (hashed into 512): a host rule's `needs = Perl_*` is
+	 * asked of every candidate, and most have no name starting "Pe".
+	 */
+	uint64_t undef_starts[8];
 	verneed_index *vindex; /* owned; by version index of an undefined symbol */
 	size_t vindex_count;
 };

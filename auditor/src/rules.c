@@ -628,10 +628,12 @@ const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
 
 		if (h->match.count && !lo_pattern_set_matches(&h->match, relpath))
 			continue;
+		/* any one trait will do: the cheapest are asked first (a few needed
+		   libraries, then the undefined symbols, then every export) */
 		if ((!h->needs.count && !h->exports.count && !h->needs_library.count) ||
+		    has_any(&h->needs_library, LO_RULES_NEEDS_LIBRARY, has, payload) ||
 		    has_any(&h->needs, LO_RULES_NEEDS, has, payload) ||
-		    has_any(&h->exports, LO_RULES_EXPORTS, has, payload) ||
-		    has_any(&h->needs_library, LO_RULES_NEEDS_LIBRARY, has, payload))
+		    has_any(&h->exports, LO_RULES_EXPORTS, has, payload))
 			return h;
 	}
 	return NULL;

@@ -125,7 +125,12 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out);
  */
 bool lo_elf_needs(const lo_elf *e, const char *glob);
 
-/* Does the object define (export) a dynamic symbol whose name matches `glob`? */
+/*
+ * Does the object define (export) a dynamic symbol whose name matches
+ * `glob`? A plain name is looked up as dlsym would (lo_elf_exports); a
+ * glob is asked of every defined, non-local dynamic symbol, which for a
+ * library of 100,000 exports reads all of their names.
+ */
 bool lo_elf_exports_matching(const lo_elf *e, const char *glob);
 
 /* Does a DT_NEEDED entry of the object match `glob` (libjvm.so, libtcl8.*)? */
