@@ -1,0 +1,108 @@
+"""armhf, ppc64le and riscv64 objects judged by their own loader, from x86-64.
+
+As test_targets.py does for i386 and aarch64: for each target, the same
+tree of objects (one per failure kind: undefined symbol, missing version,
+missing library; $LIB and $PLATFORM in a RUNPATH; a library of another
+machine first on the search path; one that loads), built with Debian's
+cross compiler, and the target's own system libraries; the truth is a
+dlopen program of that architecture under qemu-user, with the real
+loader. Prints `agreement: N/M` per target and fails on any disagreement.
+
+armhf and ppc64le run on Debian's multiarch packages (/usr/lib/TRIPLET).
+Debian 12 has no riscv64 packages: its loader and libraries are the cross
+toolchain's, in /usr/riscv64-linux-gnu, which is the root of both qemu
+(-L) and leftover (--sysroot).
+
+What qemu-user cannot show: it passes no AT_PLATFORM on ppc64le, so the
+loader drops a $PLATFORM entry there, where the kernel passes the CPU's
+name (power8, ...). That object is judged but not counted for ppc64le.
+"""
+from pathlib import Path
+
+import lotest
+import test_loader_agreement as agreement
+import test_targets as targets
+
+# Per target: e_machine, the $PLATFORM the row expands, where its system
+# libraries are, the root of its loader, and what qemu cannot tell.
+SPECS = {
+    "arm-linux-gnueabihf": {"machine": 40, "platform": "v8l",
+                            "system": Path("/usr/lib/arm-linux-gnueabihf")},
+    "powerpc64le-linux-gnu": {"machine": 21, "platform": "power8",
+                              "system": Path("/usr/lib/powerpc64le-linux-gnu"),
+                              "uncounted": {"libdst.so": "qemu passes no AT_PLATFORM"}},
+    "riscv64-linux-gnu": {"machine": 243, "platform": None,
+                          "system": Path("/usr/riscv64-linux-gnu/lib"),
+                          "sysroot": "/usr/riscv64-linux-gnu"},
+}
+
+
+def machine_of(path):
+    """e_machine of an ELF file, in its own byte order."""
+    with open(path, "rb") as f:
+        head = f.read(20)
+    return int.from_bytes(head[18:20], "little" if head[5] == 1 else "big")
+
+
+def view(root, sysroot):
+    """(absolute path, JSON entry) of every ELF shared object under root."""
+    r = lotest.scan(root, args=["--sysroot", sysroot] if sysroot else [])
+    assert r.rc in (0, 1), r
+    return [(Path(r.doc["root"]) / f["path"], f) for f in r.doc["files"]
+            if agreement.is_elf_shared_object(Path(r.doc["root"]) / f["path"])]
+
+
+def check_target(arch):
+    spec = SPECS[arch]
+    lotest.need_arch(arch, targets.PACKAGES if arch in ("arm-linux-gnueabihf",
+                                                        "powerpc64le-linux-gnu") else ())
+    d = lotest.workdir("targets/" + arch)
+    # build_tree puts the $PLATFORM library under plat/TARGETS[arch]: where this
+    # target's loader looks (riscv64: nowhere, the entry is dropped)
+    targets.TARGETS[arch] = spec["platform"] or "riscv64"
+    failing = targets.build_tree(arch, d)
+    if spec["platform"] is None:
+        failing["libdst.so"] = "missing-library"
+    tree = view(d, spec.get("sysroot"))
+    system = view(spec["system"], spec.get("sysroot"))
+    for p, f in tree + system:
+        if machine_of(p) == spec["machine"]:
+            assert f["arch"] == arch, (p, f)
+        else:  # the x86-64 decoy: by its own loader, or unjudged in a root without one
+            assert f["arch"] in (targets.MACHINES.get(machine_of(p)), None), (p, f)
+    uncounted = spec.get("uncounted", {})
+    counted_tree = [(p, f) for p, f in tree if p.name not in uncounted]
+    for p, f in tree:
+        if p.name in uncounted:
+            print("    not counted: %s: %s (leftover: %s)" % (p, uncounted[p.name], f["verdict"]))
+    n_tree, bad_tree = targets.agree(counted_tree, arch + " tree")
+    n_sys, bad_sys = targets.agree(system, str(spec["system"]))
+    assert not bad_tree and not bad_sys, "%d disagreements" % (len(bad_tree) + len(bad_sys))
+    # every object is counted, but the x86-64 decoy in a root without x86-64's libc
+    assert len(tree) == 12 and n_tree == 12 - len(uncounted) - bool(spec.get("sysroot")), \
+        (len(tree), n_tree)
+    # riscv64's root is the cross toolchain's few libraries; the others have Debian's
+    assert n_sys >= (15 if spec.get("sysroot") else 50), n_sys
+    by_path = {Path(p).name: f for p, f in tree}
+    for name, kind in failing.items():
+        f = by_path[name]
+        assert f["verdict"] == "broken", f
+        assert [r["kind"] for r in f["reasons"]] == [kind], f
+    for name in {"libdst.so", "libclass.so", "libok.so"} - set(failing):
+        assert by_path[name]["verdict"] == "ok", by_path[name]
+
+
+def test_armhf_objects_are_judged_by_the_armhf_loader_under_qemu():
+    check_target("arm-linux-gnueabihf")
+
+
+def test_ppc64le_objects_are_judged_by_the_ppc64le_loader_under_qemu():
+    check_target("powerpc64le-linux-gnu")
+
+
+def test_riscv64_objects_are_judged_by_the_riscv64_loader_under_qemu():
+    check_target("riscv64-linux-gnu")
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
