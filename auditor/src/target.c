@@ -15,8 +15,7 @@
  * checks no symbol versions. An object is taken as musl's when it needs
  * musl's libc.so, as glibc's otherwise.
  *
- * Not here yet: big-endian targets (s390x; the ELF reader reads tables in
- * the host's byte order), armel beside armhf (told apart by e_flags).
+ * Not here yet: armel beside armhf (told apart by e_flags).
  */
 #include <elf.h>
 #include <stddef.h>
@@ -73,6 +72,11 @@ static const lo_target targets[] = {
 	{ GLIBC("riscv64-linux-gnu"), .arch = "riscv64", .platform = NULL,
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_RISCV,
 	  .cache_flags = 0x1003 /* FLAG_ELF_LIBC6 | FLAG_RISCV_FLOAT_ABI_DOUBLE */ },
+	/* big-endian; $PLATFORM is the machine's generation (z13 ... z16) */
+	{ GLIBC("s390x-linux-gnu"), .arch = "s390x", .platform = "z15",
+	  .hwcaps = (const char *const[]){ "z16", "z15", "z14", "z13", NULL },
+	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2MSB, .machine = EM_S390,
+	  .cache_flags = 0x0403 /* FLAG_ELF_LIBC6 | FLAG_S390_LIB64 */ },
 	{ .name = "x86_64-linux-musl", .arch = "x86-64 (musl)",
 	  .libc = "/lib/ld-musl-x86_64.so.1", .path_file = "/etc/ld-musl-x86_64.path",
 	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,
@@ -135,6 +139,8 @@ const lo_target *lo_target_native(void)
 	return &targets[4];
 #elif defined(__riscv) && __riscv_xlen == 64
 	return &targets[5];
+#elif defined(__s390x__)
+	return &targets[6];
 #else
 #error "leftover has no loader model for the machine it is built for (target.c)"
 #endif

@@ -1,21 +1,25 @@
-"""armhf, ppc64le and riscv64 objects judged by their own loader, from x86-64.
+"""armhf, ppc64le, s390x and riscv64 objects judged by their own loader, from x86-64.
 
 As test_targets.py does for i386 and aarch64: for each target, the same
 tree of objects (one per failure kind: undefined symbol, missing version,
 missing library; $LIB and $PLATFORM in a RUNPATH; a library of another
-machine first on the search path; one that loads), built with Debian's
+machine first on the search path; one that loads; a library with only a
+SysV hash table, of 64-bit words on s390x), built with Debian's
 cross compiler, and the target's own system libraries; the truth is a
 dlopen program of that architecture under qemu-user, with the real
 loader. Prints `agreement: N/M` per target and fails on any disagreement.
 
-armhf and ppc64le run on Debian's multiarch packages (/usr/lib/TRIPLET).
+armhf, ppc64le and s390x run on Debian's multiarch packages
+(/usr/lib/TRIPLET); s390x is big-endian, its tables read on this
+little-endian machine.
 Debian 12 has no riscv64 packages: its loader and libraries are the cross
 toolchain's, in /usr/riscv64-linux-gnu, which is the root of both qemu
 (-L) and leftover (--sysroot).
 
-What qemu-user cannot show: it passes no AT_PLATFORM on ppc64le, so the
-loader drops a $PLATFORM entry there, where the kernel passes the CPU's
-name (power8, ...). That object is judged but not counted for ppc64le.
+What qemu-user cannot show: it passes no AT_PLATFORM on ppc64le and
+s390x, so the loader drops a $PLATFORM entry there, where the kernel
+passes the CPU's name (power8, z15, ...). That object is judged but not
+counted for them.
 """
 from pathlib import Path
 
@@ -31,10 +35,31 @@ SPECS = {
     "powerpc64le-linux-gnu": {"machine": 21, "platform": "power8",
                               "system": Path("/usr/lib/powerpc64le-linux-gnu"),
                               "uncounted": {"libdst.so": "qemu passes no AT_PLATFORM"}},
+    "s390x-linux-gnu": {"machine": 22, "platform": "z15",
+                        "system": Path("/usr/lib/s390x-linux-gnu"),
+                        # the mirror has no s390x security updates: zlib1g, libssl3 and
+                        # libexpat1 of s390x lag the amd64 ones, which multiarch refuses
+                        "packages": ["libstdc++6", "libffi8"],
+                        "uncounted": {"libdst.so": "qemu passes no AT_PLATFORM"}},
     "riscv64-linux-gnu": {"machine": 243, "platform": None,
                           "system": Path("/usr/riscv64-linux-gnu/lib"),
                           "sysroot": "/usr/riscv64-linux-gnu"},
 }
+
+
+def build_sysv_tree(arch, d):
+    """A library with only a SysV hash table (64-bit words on s390x), a user
+    of two of its symbols, and one of a symbol it lacks: the table is read."""
+    def cc(name, src, *flags):
+        return lotest.cc_for(arch, d / name, src, *flags)
+    cc("sysv/libsv.so", "int a1(void) { return 1; } int a2(void) { return 2; }",
+       "-Wl,-soname,libsv.so", "-Wl,--hash-style=sysv")
+    user = "int use(void) { return a1() + %s(); }"
+    cc("libsvok.so", "int a1(void); int a2(void); " + user % "a2", "-L", d / "sysv", "-lsv",
+       "-Wl,-rpath,$ORIGIN/sysv")
+    cc("libsvsym.so", "int a1(void); int a3(void); " + user % "a3", "-L", d / "sysv", "-lsv",
+       "-Wl,-rpath,$ORIGIN/sysv")
+    return {"libsvsym.so": "undefined-symbol"}
 
 
 def machine_of(path):
@@ -54,13 +79,13 @@ def view(root, sysroot):
 
 def check_target(arch):
     spec = SPECS[arch]
-    lotest.need_arch(arch, targets.PACKAGES if arch in ("arm-linux-gnueabihf",
-                                                        "powerpc64le-linux-gnu") else ())
+    lotest.need_arch(arch, () if spec.get("sysroot") else spec.get("packages", targets.PACKAGES))
     d = lotest.workdir("targets/" + arch)
     # build_tree puts the $PLATFORM library under plat/TARGETS[arch]: where this
     # target's loader looks (riscv64: nowhere, the entry is dropped)
     targets.TARGETS[arch] = spec["platform"] or "riscv64"
     failing = targets.build_tree(arch, d)
+    failing.update(build_sysv_tree(arch, d))
     if spec["platform"] is None:
         failing["libdst.so"] = "missing-library"
     tree = view(d, spec.get("sysroot"))
@@ -79,7 +104,7 @@ def check_target(arch):
     n_sys, bad_sys = targets.agree(system, str(spec["system"]))
     assert not bad_tree and not bad_sys, "%d disagreements" % (len(bad_tree) + len(bad_sys))
     # every object is counted, but the x86-64 decoy in a root without x86-64's libc
-    assert len(tree) == 12 and n_tree == 12 - len(uncounted) - bool(spec.get("sysroot")), \
+    assert len(tree) == 15 and n_tree == 15 - len(uncounted) - bool(spec.get("sysroot")), \
         (len(tree), n_tree)
     # riscv64's root is the cross toolchain's few libraries; the others have Debian's
     assert n_sys >= (15 if spec.get("sysroot") else 50), n_sys
@@ -88,7 +113,7 @@ def check_target(arch):
         f = by_path[name]
         assert f["verdict"] == "broken", f
         assert [r["kind"] for r in f["reasons"]] == [kind], f
-    for name in {"libdst.so", "libclass.so", "libok.so"} - set(failing):
+    for name in {"libdst.so", "libclass.so", "libok.so", "libsvok.so"} - set(failing):
         assert by_path[name]["verdict"] == "ok", by_path[name]
 
 
@@ -98,6 +123,10 @@ def test_armhf_objects_are_judged_by_the_armhf_loader_under_qemu():
 
 def test_ppc64le_objects_are_judged_by_the_ppc64le_loader_under_qemu():
     check_target("powerpc64le-linux-gnu")
+
+
+def test_s390x_big_endian_objects_are_judged_by_the_s390x_loader_under_qemu():
+    check_target("s390x-linux-gnu")
 
 
 def test_riscv64_objects_are_judged_by_the_riscv64_loader_under_qemu():
