@@ -229,6 +229,12 @@ ARCHES = {
                         "tools": ["gcc-s390x-linux-gnu", "libc6-dev-s390x-cross",
                                   "qemu-user-static", "libc6:s390x"],
                         "cc": ["s390x-linux-gnu-gcc"], "run": ["qemu-s390x-static"]},
+    # musl's own multiarch packages bring aarch64-linux-musl-gcc, a specs wrapper
+    # around the cross gcc, and /lib/ld-musl-aarch64.so.1
+    "aarch64-linux-musl": {"deb": "arm64",
+                           "tools": ["gcc-aarch64-linux-gnu", "qemu-user-static", "musl:arm64",
+                                     "musl-dev:arm64"],
+                           "cc": ["aarch64-linux-musl-gcc"], "run": ["qemu-aarch64-static"]},
     # Debian 12 has no riscv64 packages, only the cross toolchain's libraries
     # under /usr/riscv64-linux-gnu: a root for qemu -L and leftover --sysroot
     "riscv64-linux-gnu": {"deb": None,

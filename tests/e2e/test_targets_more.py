@@ -1,4 +1,5 @@
-"""armhf, ppc64le, s390x and riscv64 objects judged by their own loader, from x86-64.
+"""armhf, ppc64le, s390x, riscv64 and aarch64-musl objects judged by their own
+loader, from x86-64.
 
 As test_targets.py does for i386 and aarch64: for each target, the same
 tree of objects (one per failure kind: undefined symbol, missing version,
@@ -131,6 +132,25 @@ def test_s390x_big_endian_objects_are_judged_by_the_s390x_loader_under_qemu():
 
 def test_riscv64_objects_are_judged_by_the_riscv64_loader_under_qemu():
     check_target("riscv64-linux-gnu")
+
+
+def test_aarch64_musl_objects_are_judged_by_musls_aarch64_loader_under_qemu():
+    """test_targets.py's musl tree, built with Debian's aarch64-linux-musl-gcc
+    (musl-dev:arm64) and loaded by /lib/ld-musl-aarch64.so.1 under qemu."""
+    arch = "aarch64-linux-musl"
+    lotest.need_arch(arch)
+    d = lotest.workdir("targets/" + arch)
+    expect = targets.build_musl_tree(d, arch)
+    tree = view(d, None)
+    for p, f in tree:
+        assert f["arch"] == arch, (p, f)
+    n, bad = targets.agree(tree, arch + " tree")
+    assert not bad and n == len(tree) == 11, (n, len(tree), bad)
+    by_path = {str(p.relative_to(d)): f for p, f in tree}
+    for name, kind in expect.items():
+        f = by_path[name]
+        assert [r["kind"] for r in f["reasons"]] == ([kind] if kind else []), f
+        assert f["verdict"] == ("broken" if kind else "ok"), f
 
 
 if __name__ == "__main__":
