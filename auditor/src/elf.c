@@ -423,6 +423,7 @@ static int keep_dynsym(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 		return 0;
 	}
 	narrow = d->d_buf;
+	free(e->dynsym_wide); /* a file with a second SHT_DYNSYM: the last one counts */
 	copy = lo_xcalloc(e->dynsym_count ? e->dynsym_count : 1, sizeof(*copy));
 	for (i = 0; i < e->dynsym_count; i++) {
 		if (wide) {
@@ -479,7 +480,7 @@ static int read_tables(lo_elf *e)
 						    e->name);
 			versym_count = d->d_size / sizeof(GElf_Versym);
 			e->versym = d->d_buf;
-			if (e->foreign) { /* libelf's translated copy, freed by elf_end */
+			if (e->foreign && d->d_buf) { /* libelf's translated copy, freed by elf_end */
 				free(e->versym_own);
 				e->versym_own = lo_xcalloc(versym_count ? versym_count : 1,
 							   sizeof(GElf_Versym));
