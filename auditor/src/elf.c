@@ -260,20 +260,69 @@ static int read_verneed(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh, verneed_in
 	return 0;
 }
 
-/* Keep the raw words of a hash section; lookups check bounds themselves. */
-static int keep_words(lo_elf *e, Elf_Scn *scn, const uint32_t **words, size_t *count,
-		      const char *what)
+/* A word of `size` bytes at p, in the object's byte order. */
+static uint64_t load_word(const unsigned char *p, size_t size, bool big)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		v = big ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/*
+ * Keep the words of a hash section, of `size` bytes each (8 in s390x's
+ * DT_HASH, glibc's Elf_Symndx there), as 32-bit words in this machine's
+ * order: in place when they already are, else translated once into a copy
+ * (*own), a word too wide saturating (a bound no lookup passes). Lookups
+ * check bounds themselves.
+ */
+static int keep_words(lo_elf *e, Elf_Scn *scn, size_t size, const uint32_t **words,
+		      size_t *count, uint32_t **own, const char *what)
 {
 	Elf_Data *data = elf_rawdata(scn, NULL);
+	const unsigned char *raw;
+	size_t i;
 
 	if (!data || !data->d_buf)
 		return elf_fail(e, what);
 	if ((uintptr_t)data->d_buf % 4 || !in_image(e, data->d_buf, data->d_size))
 		return lo_error_set(LO_EINVALID, "cannot read %s of '%s': misaligned", what,
 				    e->name);
-	*words = data->d_buf;
-	*count = data->d_size / 4;
+	*count = data->d_size / size;
+	if (size == 4 && !e->foreign) {
+		*words = data->d_buf;
+		return 0;
+	}
+	raw = data->d_buf;
+	free(*own);
+	*own = lo_xcalloc(*count ? *count : 1, sizeof(**own));
+	for (i = 0; i < *count; i++) {
+		uint64_t w = load_word(raw + i * size, size, e->data == ELFDATA2MSB);
+
+		(*own)[i] = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+	}
+	*words = *own;
 	return 0;
+}
+
+/*
+ * A 64-bit object's bloom filter words were translated as pairs of 32-bit
+ * words: in this machine's order the pair is the other way round.
+ */
+static void gnu_bloom_swap_halves(lo_elf *e)
+{
+	uint32_t *w = e->gnu_hash_own, t;
+	size_t i;
+
+	if (!w || e->class != ELFCLASS64 || e->gnu_hash_words < 4)
+		return;
+	for (i = 0; i < w[2] && 4 + 2 * i + 1 < e->gnu_hash_words; i++) {
+		t = w[4 + 2 * i];
+		w[4 + 2 * i] = w[4 + 2 * i + 1];
+		w[4 + 2 * i + 1] = t;
+	}
 }
 
 /* Check the GNU hash table's header against its size; an unusable one is not used. */
@@ -369,22 +418,28 @@ static int keep_dynsym(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 
 	if (!d || !d->d_buf)
 		return elf_fail(e, "dynamic symbol table");
+	/* an object of the other byte order comes as libelf's translated copy */
 	if (sh->sh_entsize != entsize ||
 	    (uintptr_t)d->d_buf % (wide ? _Alignof(Elf64_Sym) : _Alignof(Elf32_Sym)) ||
-	    !in_image(e, d->d_buf, d->d_size))
+	    (!e->foreign && !in_image(e, d->d_buf, d->d_size)))
 		return lo_error_set(LO_EINVALID,
 				    "cannot read dynamic symbol table of '%s': "
 				    "entries of %llu bytes, or misaligned", e->name,
 				    (unsigned long long)sh->sh_entsize);
 	e->dynsym_count = d->d_size / entsize;
 	e->dynstr_index = sh->sh_link;
-	if (wide) {
+	if (wide && !e->foreign) {
 		e->dynsym = d->d_buf;
 		return 0;
 	}
 	narrow = d->d_buf;
+	free(e->dynsym_wide); /* a file with a second SHT_DYNSYM: the last one counts */
 	copy = lo_xcalloc(e->dynsym_count ? e->dynsym_count : 1, sizeof(*copy));
 	for (i = 0; i < e->dynsym_count; i++) {
+		if (wide) {
+			copy[i] = ((const Elf64_Sym *)d->d_buf)[i];
+			continue;
+		}
 		copy[i].st_name = narrow[i].st_name;
 		copy[i].st_value = narrow[i].st_value;
 		copy[i].st_size = narrow[i].st_size;
@@ -429,12 +484,19 @@ static int read_tables(lo_elf *e)
 
 			if (!d)
 				return elf_fail(e, "symbol versions");
-			if (d->d_size && !in_image(e, d->d_buf, d->d_size))
+			if (d->d_size && !e->foreign && !in_image(e, d->d_buf, d->d_size))
 				return lo_error_set(LO_EINVALID,
 						    "cannot read symbol versions of '%s': misaligned",
 						    e->name);
-			e->versym = d->d_buf;
 			versym_count = d->d_size / sizeof(GElf_Versym);
+			e->versym = d->d_buf;
+			if (e->foreign && d->d_buf) { /* libelf's translated copy, freed by elf_end */
+				free(e->versym_own);
+				e->versym_own = lo_xcalloc(versym_count ? versym_count : 1,
+							   sizeof(GElf_Versym));
+				memcpy(e->versym_own, d->d_buf, versym_count * sizeof(GElf_Versym));
+				e->versym = e->versym_own;
+			}
 			break;
 		}
 		case SHT_GNU_verdef:
@@ -446,12 +508,14 @@ static int read_tables(lo_elf *e)
 			verneed_sh = sh;
 			break;
 		case SHT_GNU_HASH:
-			if ((err = keep_words(e, scn, &e->gnu_hash, &e->gnu_hash_words,
-					      "GNU hash table")) < 0)
+			if ((err = keep_words(e, scn, 4, &e->gnu_hash, &e->gnu_hash_words,
+					      &e->gnu_hash_own, "GNU hash table")) < 0)
 				return err;
+			gnu_bloom_swap_halves(e);
 			break;
 		case SHT_HASH:
-			if ((err = keep_words(e, scn, &e->sysv_hash, &e->sysv_hash_words,
+			if ((err = keep_words(e, scn, sh.sh_entsize == 8 ? 8 : 4, &e->sysv_hash,
+					      &e->sysv_hash_words, &e->sysv_hash_own,
 					      "hash table")) < 0)
 				return err;
 			break;
@@ -553,9 +617,11 @@ int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
 	e->data = ident[EI_DATA];
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
-	/* tables are read in place, so in this machine's byte order only (target.c) */
+	/* in this machine's byte order the tables are read in place, else translated */
 	e->tables = (e->class == ELFCLASS64 || e->class == ELFCLASS32) &&
-		    e->data == (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+		    (e->data == ELFDATA2LSB || e->data == ELFDATA2MSB);
+	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
+									   : ELFDATA2MSB);
 	if (e->tables && (err = read_tables(e)) < 0)
 		goto fail;
 	elf_end(e->elf);
@@ -584,6 +650,9 @@ void lo_elf_free(lo_elf *e)
 	free(e->verneeds);
 	free(e->vindex);
 	free(e->dynsym_wide);
+	free(e->versym_own);
+	free(e->gnu_hash_own);
+	free(e->sysv_hash_own);
 	if (e->elf)
 		elf_end(e->elf);
 	lo_fmap_free(e->map);

@@ -56,7 +56,8 @@ struct lo_elf {
 	 * is a few loads, not a libelf call per symbol (gelf_getsym and
 	 * elf_strptr were a sixth of a scan's instructions). A 32-bit
 	 * object's entries are widened into dynsym_wide once, so that every
-	 * lookup reads Elf64_Sym.
+	 * lookup reads Elf64_Sym; so are those of an object of the other
+	 * byte order (foreign, below).
 	 */
 	const Elf64_Sym *dynsym; /* dynsym_count entries, or NULL */
 	Elf64_Sym *dynsym_wide;  /* owned: a 32-bit object's table, widened; else NULL */
@@ -65,6 +66,16 @@ struct lo_elf {
 	const char *dynstr;  /* the string table, ending in a NUL */
 	size_t dynstr_size;
 	const GElf_Versym *versym; /* dynsym_count entries, or NULL */
+	/*
+	 * An object of the other byte order (s390x from x86-64, or the
+	 * reverse) cannot be read in place: its tables are translated once,
+	 * at open, into these copies (dynsym into dynsym_wide), which the
+	 * pointers above and below then point to. An object of this machine's
+	 * order has none of them, and its lookups read the mapping as before.
+	 */
+	bool foreign;
+	GElf_Versym *versym_own;
+	uint32_t *gnu_hash_own, *sysv_hash_own;
 
 	/* DT_GNU_HASH words (bloom filter, buckets, chains), or DT_HASH. */
 	const uint32_t *gnu_hash;

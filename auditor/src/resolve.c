@@ -16,10 +16,12 @@
  *    RPATH), LD_LIBRARY_PATH (given by the caller, never our own
  *    environment), DT_RUNPATH of the requesting object only, then unless it
  *    has DF_1_NODEFLIB, /etc/ld.so.cache, then the default directories;
- *    $ORIGIN, $LIB and $PLATFORM expanded, empty entries ignored;
- *  - a file of the wrong class or machine is skipped and the search goes on;
- *    any other file ld.so cannot map (not ELF, wrong byte order, truncated,
- *    an executable) stops the load, as open_verify does;
+ *    $ORIGIN, $LIB and $PLATFORM expanded, empty entries ignored (and an
+ *    entry naming a token the target has no value for: glibc drops it);
+ *  - a file of the wrong class, byte order or machine is skipped and the
+ *    search goes on (glibc 2.36's loaders pass over the other byte order,
+ *    x86-64's and s390x's tried); any other file ld.so cannot map (not ELF,
+ *    truncated, an executable) stops the load, as open_verify does;
  *  - versions: every non-weak .gnu.version_r entry must be defined by the
  *    named library when that library has version definitions at all;
  *  - symbols: every undefined non-weak symbol of a newly mapped object must

@@ -50,7 +50,16 @@ char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_targ
 				continue;
 			len = 1 + braced + n + braced;
 			value = i == 0 ? origin : i == 1 ? target->lib : target->platform;
-			break; /* a token this target does not expand stays NULL: kept as written */
+			/*
+			 * glibc knows the token but has no value for it (no AT_PLATFORM
+			 * from the kernel): it drops the whole entry (_dl_dst_substitute).
+			 * musl's tokens without a value are no tokens: kept as written.
+			 */
+			if (!value && !target->dst_strict) {
+				lo_buf_dispose(&b);
+				return lo_xstrdup("");
+			}
+			break;
 		}
 		if (!value) { /* not a token ld.so knows: kept as written */
 			lo_buf_putc(&b, *s++);

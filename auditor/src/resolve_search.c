@@ -46,10 +46,13 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 				      lo_resolve_class_name(e));
 		return TRY_NEXT;
 	}
+	/* passed over, as glibc 2.36's loaders do both ways (x86-64 and s390x, tried) */
 	if (lo_elf_data(e) != p->target->elf_data) {
-		lk->fatal = lo_resolve_fmt("'%s': ELF file data encoding not %s", path,
-				p->target->elf_data == ELFDATA2LSB ? "little-endian" : "big-endian");
-		return TRY_FATAL;
+		if (lk->tried)
+			lo_buf_printf(lk->tried, "%s: ELF data encoding not %s, skipped\n", path,
+				      p->target->elf_data == ELFDATA2LSB ? "little-endian"
+									 : "big-endian");
+		return TRY_NEXT;
 	}
 	if (lo_elf_machine(e) != p->target->machine || !lo_elf_has_tables(e)) {
 		if (lk->tried)

@@ -6,15 +6,16 @@
  * the cache flags are those each architecture's dl-cache.h checks
  * (FLAG_ELF_LIBC6 with its FLAG_*_LIB64 or ABI bit, glibc's ldconfig.h).
  * $PLATFORM is what the kernel passes as AT_PLATFORM on common CPUs of
- * each architecture.
+ * each architecture (qemu-user passes none on ppc64le and s390x, which
+ * tests/e2e/test_targets_more.py leaves out); NULL where it passes none,
+ * and glibc then drops a path entry naming $PLATFORM.
  *
  * musl's rows follow its ldso/dynlink.c: its loader is its libc and
  * answers for libc's names itself, its search order is its own, and it
  * checks no symbol versions. An object is taken as musl's when it needs
  * musl's libc.so, as glibc's otherwise.
  *
- * Not here yet: big-endian targets (s390x; the ELF reader reads tables in
- * the host's byte order), armel beside armhf (told apart by e_flags).
+ * Not here yet: armel beside armhf (told apart by e_flags).
  */
 #include <elf.h>
 #include <stddef.h>
@@ -58,16 +59,24 @@ static const lo_target targets[] = {
 	{ GLIBC("aarch64-linux-gnu"), .arch = "aarch64", .platform = "aarch64",
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_AARCH64,
 	  .cache_flags = 0x0a03 /* FLAG_ELF_LIBC6 | FLAG_AARCH64_LIB64 */ },
-	{ GLIBC("arm-linux-gnueabihf"), .arch = "armhf", .platform = "v7l",
+	/* v8l: an ARMv8 CPU (an arm64 kernel running armhf programs, qemu-arm); a 32-bit
+	   kernel on an ARMv7 one says v7l */
+	{ GLIBC("arm-linux-gnueabihf"), .arch = "armhf", .platform = "v8l",
 	  .elf_class = ELFCLASS32, .elf_data = ELFDATA2LSB, .machine = EM_ARM,
 	  .cache_flags = 0x0903 /* FLAG_ELF_LIBC6 | FLAG_ARM_LIBHF */ },
 	{ GLIBC("powerpc64le-linux-gnu"), .arch = "ppc64le", .platform = "power8",
 	  .hwcaps = (const char *const[]){ "power10", "power9", NULL },
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_PPC64,
 	  .cache_flags = 0x0503 /* FLAG_ELF_LIBC6 | FLAG_POWERPC_LIB64 */ },
-	{ GLIBC("riscv64-linux-gnu"), .arch = "riscv64", .platform = "riscv64",
+	/* Linux on RISC-V passes no AT_PLATFORM (ELF_PLATFORM is NULL) */
+	{ GLIBC("riscv64-linux-gnu"), .arch = "riscv64", .platform = NULL,
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_RISCV,
 	  .cache_flags = 0x1003 /* FLAG_ELF_LIBC6 | FLAG_RISCV_FLOAT_ABI_DOUBLE */ },
+	/* big-endian; $PLATFORM is the machine's generation (z13 ... z16) */
+	{ GLIBC("s390x-linux-gnu"), .arch = "s390x", .platform = "z15",
+	  .hwcaps = (const char *const[]){ "z16", "z15", "z14", "z13", NULL },
+	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2MSB, .machine = EM_S390,
+	  .cache_flags = 0x0403 /* FLAG_ELF_LIBC6 | FLAG_S390_LIB64 */ },
 	{ .name = "x86_64-linux-musl", .arch = "x86-64 (musl)",
 	  .libc = "/lib/ld-musl-x86_64.so.1", .path_file = "/etc/ld-musl-x86_64.path",
 	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,
@@ -130,6 +139,8 @@ const lo_target *lo_target_native(void)
 	return &targets[4];
 #elif defined(__riscv) && __riscv_xlen == 64
 	return &targets[5];
+#elif defined(__s390x__)
+	return &targets[6];
 #else
 #error "leftover has no loader model for the machine it is built for (target.c)"
 #endif

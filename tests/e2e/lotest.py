@@ -226,6 +226,32 @@ ARCHES = {
                           "cc": ["aarch64-linux-gnu-gcc"], "run": ["qemu-aarch64-static"]},
     "x86_64-linux-musl": {"deb": "amd64", "tools": ["musl-tools"], "cc": ["musl-gcc"],
                           "run": []},
+    "arm-linux-gnueabihf": {"deb": "armhf",
+                            "tools": ["gcc-arm-linux-gnueabihf", "libc6-dev-armhf-cross",
+                                      "qemu-user-static", "libc6:armhf"],
+                            "cc": ["arm-linux-gnueabihf-gcc"], "run": ["qemu-arm-static"]},
+    "powerpc64le-linux-gnu": {"deb": "ppc64el",
+                              "tools": ["gcc-powerpc64le-linux-gnu", "libc6-dev-ppc64el-cross",
+                                        "qemu-user-static", "libc6:ppc64el"],
+                              "cc": ["powerpc64le-linux-gnu-gcc"],
+                              "run": ["qemu-ppc64le-static"]},
+    "s390x-linux-gnu": {"deb": "s390x",
+                        "tools": ["gcc-s390x-linux-gnu", "libc6-dev-s390x-cross",
+                                  "qemu-user-static", "libc6:s390x"],
+                        "cc": ["s390x-linux-gnu-gcc"], "run": ["qemu-s390x-static"]},
+    # musl's own multiarch packages bring aarch64-linux-musl-gcc, a specs wrapper
+    # around the cross gcc, and /lib/ld-musl-aarch64.so.1
+    "aarch64-linux-musl": {"deb": "arm64",
+                           "tools": ["gcc-aarch64-linux-gnu", "qemu-user-static", "musl:arm64",
+                                     "musl-dev:arm64"],
+                           "cc": ["aarch64-linux-musl-gcc"], "run": ["qemu-aarch64-static"]},
+    # Debian 12 has no riscv64 packages, only the cross toolchain's libraries
+    # under /usr/riscv64-linux-gnu: a root for qemu -L and leftover --sysroot
+    "riscv64-linux-gnu": {"deb": None,
+                          "tools": ["gcc-riscv64-linux-gnu", "libc6-dev-riscv64-cross",
+                                    "qemu-user-static"],
+                          "cc": ["riscv64-linux-gnu-gcc"],
+                          "run": ["qemu-riscv64-static", "-L", "/usr/riscv64-linux-gnu"]},
 }
 NATIVE_ARCH = "x86_64-linux-gnu"
 
@@ -241,7 +267,8 @@ def need_arch(arch, packages=()):
     missing = [p for p in want if run(["dpkg-query", "-W", "-f=${Status}", p],
                                       check=False).stdout.find("ok installed") < 0]
     if missing:
-        if deb not in run(["dpkg", "--print-foreign-architectures"]).stdout.split() + ["amd64"]:
+        if deb and deb not in (run(["dpkg", "--print-foreign-architectures"]).stdout.split()
+                               + ["amd64"]):
             _locked(["dpkg", "--add-architecture", deb])
             _apt("update")
         if _apt("install", "-y", "--no-install-recommends", *missing, check=False).returncode:

@@ -130,10 +130,9 @@ def test_aarch64_objects_are_judged_by_the_aarch64_loader_under_qemu():
     check_target("aarch64-linux-gnu")
 
 
-def build_musl_tree(d):
-    """Objects built with musl-gcc, where musl's loader differs from glibc's.
-    Returns {name: the reason kind leftover must give, or None for ok}."""
-    arch = "x86_64-linux-musl"
+def build_musl_tree(d, arch="x86_64-linux-musl"):
+    """Objects built with musl-gcc (of arch), where musl's loader differs from
+    glibc's. Returns {name: the reason kind leftover must give, or None for ok}."""
 
     def cc(name, src, *flags):
         return lotest.cc_for(arch, d / name, src, *flags)

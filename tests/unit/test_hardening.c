@@ -141,6 +141,43 @@ static void test_gnu_hash_bloom_shift_of_32_or_more(void **state)
 	free(buf);
 }
 
+/*
+ * fuzz_elf: a file with two SHT_DYNSYM sections leaked the first widened
+ * copy of a 32-bit object's table (a big-endian one's is copied too). Here
+ * a -m32 object's .symtab is made a second SHT_DYNSYM: the reader takes
+ * the last one, and the sanitizer build fails on a leak.
+ */
+static void test_second_dynsym_of_a_32bit_object(void **state)
+{
+	unsigned char *buf;
+	size_t size, i;
+	Elf32_Ehdr *eh;
+	lo_elf *e;
+	char path[8192];
+	int n = 0;
+
+	put("f.c", "int lo_hardening_fn(void) { return 7; }\n");
+	sh("cd '%s' && cc -m32 -shared -fPIC -o f.so f.c", work);
+	buf = slurp("f.so", &size);
+	eh = (Elf32_Ehdr *)buf;
+	assert_int_equal(eh->e_ident[EI_CLASS], ELFCLASS32);
+	assert_true(eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf32_Shdr) <= size);
+	for (i = 0; i < eh->e_shnum; i++) {
+		Elf32_Shdr *sh32 = (Elf32_Shdr *)(buf + eh->e_shoff) + i;
+
+		if (sh32->sh_type == SHT_SYMTAB)
+			sh32->sh_type = SHT_DYNSYM;
+		n += sh32->sh_type == SHT_DYNSYM;
+	}
+	assert_int_equal(n, 2);
+	spill("two.so", buf, size);
+	snprintf(path, sizeof(path), "%s/two.so", work);
+	assert_int_equal(lo_elf_open(&e, AT_FDCWD, path, path, false), 0);
+	assert_true(lo_elf_has_tables(e));
+	lo_elf_free(e);
+	free(buf);
+}
+
 /* Would dlopen(WORK/cand.so) load from a C program, with `conf` as ld.so.conf? */
 static bool loads_with_conf(const char *conf)
 {
@@ -214,6 +251,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_gnu_hash_bloom_shift_of_32_or_more, setup),
+		cmocka_unit_test_setup(test_second_dynsym_of_a_32bit_object, setup),
 		cmocka_unit_test_setup(test_ldso_conf_include_device_and_self, setup),
 	};
 

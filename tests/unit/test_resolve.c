@@ -124,6 +124,9 @@ static void test_dst_expansion(void **state)
 		{ "/usr/$LIB/${PLATFORM}", "x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu/x86_64" },
 		/* what ld.so --list of a 32-bit program shows: the i386 loader's values */
 		{ "/usr/$LIB/${PLATFORM}", "i386-linux-gnu", "/usr/lib/i386-linux-gnu/i686" },
+		/* riscv64's kernel passes no AT_PLATFORM: glibc drops the entry */
+		{ "/usr/$LIB/${PLATFORM}", "riscv64-linux-gnu", "" },
+		{ "$ORIGIN/$LIB", "riscv64-linux-gnu", "/o/lib/riscv64-linux-gnu" },
 		/* musl expands $ORIGIN alone (fixup_rpath) */
 		{ "${ORIGIN}/x", "x86_64-linux-musl", "/o/x" },
 		/* not tokens: a longer name, an unknown one */

@@ -9,11 +9,11 @@
  * a file that fails a check is LO_EINVALID with a message naming the file and
  * what was being read. Nothing is executed.
  *
- * Symbol tables are decoded for 32- and 64-bit objects of any machine in
- * the byte order of the machine leftover runs on (they are read in place);
- * which loader judges them is the target's business (target.h). For others
- * only the header is read, which is enough for a loader's "wrong ELF
- * class" skip.
+ * Symbol tables are decoded for 32- and 64-bit objects of any machine and
+ * either byte order: in place in the order of the machine leftover runs
+ * on, translated once into copies at open in the other; which loader
+ * judges them is the target's business (target.h). For others only the
+ * header is read, which is enough for a loader's "wrong ELF class" skip.
  *
  * All strings returned are borrowed from the object and live until
  * lo_elf_free.

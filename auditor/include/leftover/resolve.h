@@ -209,7 +209,11 @@ const lo_trace_object *lo_load_object_at(const lo_load *l, size_t i);
 size_t lo_load_symbol_count(const lo_load *l);
 const lo_trace_symbol *lo_load_symbol_at(const lo_load *l, size_t i);
 
-/* Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry, as t's loader does. */
+/*
+ * Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry,
+ * as t's loader does; "" when glibc would drop the entry (a token it has no
+ * value for: $PLATFORM where the kernel passes no AT_PLATFORM).
+ */
 char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_target *t);
 /* Does `target`'s loader ignore the whole RPATH/RUNPATH `list` for its `$` tokens? */
 bool lo_resolve_dst_refused(const char *list, const lo_target *target);

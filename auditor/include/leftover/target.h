@@ -45,7 +45,8 @@ typedef struct lo_target {
 	const char *name;      /* Debian's multiarch triplet: "x86_64-linux-gnu" */
 	const char *arch;      /* as messages name it: "x86-64" */
 	const char *lib;       /* what $LIB expands to; NULL: not expanded (musl) */
-	const char *platform;  /* what $PLATFORM expands to (AT_PLATFORM); NULL likewise */
+	const char *platform;  /* what $PLATFORM expands to (AT_PLATFORM); NULL: not expanded
+				  (musl), or none passed, glibc dropping such an entry */
 	const char *const *default_dirs; /* `ld.so --help`'s system search path; NULL ends it */
 	const char *path_file; /* a file of directories read instead of default_dirs when it
 				  exists (musl's /etc/ld-musl-ARCH.path), or NULL */
