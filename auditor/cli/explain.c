@@ -103,16 +103,6 @@ static void print_symbols(const lo_load *load, const char *file)
 	}
 }
 
-static bool object_has(lo_rules_trait trait, const char *glob, void *payload)
-{
-	switch (trait) {
-	case LO_RULES_NEEDS: return lo_elf_needs(payload, glob);
-	case LO_RULES_EXPORTS: return lo_elf_exports_matching(payload, glob);
-	case LO_RULES_NEEDS_LIBRARY: return lo_elf_needs_library(payload, glob);
-	}
-	return false;
-}
-
 /*
  * The [host] of the rules that takes the file at abs, as a scan of its
  * build tree (or of / outside one) would find it, or NULL.
@@ -124,7 +114,7 @@ static const lo_rules_host *ruled_host(const lo_cli_opts *o, const char *abs, co
 	const char *rel = base && !strncmp(abs, base, strlen(base)) && abs[strlen(base)] == '/'
 				  ? abs + strlen(base) + 1
 				  : abs + 1;
-	const lo_rules_host *h = lo_rules_host_of(o->rules, rel, object_has, (void *)e);
+	const lo_rules_host *h = lo_rules_host_of(o->rules, rel, lo_hosts_elf_has, (void *)e);
 
 	free(base);
 	free(dir);

@@ -34,6 +34,16 @@ extern char **environ;
 /* An answer longer than a path can be is not a path. */
 #define ANSWER_MAX 4096
 
+bool lo_hosts_elf_has(lo_rules_trait trait, const char *glob, void *elf)
+{
+	switch (trait) {
+	case LO_RULES_NEEDS: return lo_elf_needs(elf, glob);
+	case LO_RULES_EXPORTS: return lo_elf_exports_matching(elf, glob);
+	case LO_RULES_NEEDS_LIBRARY: return lo_elf_needs_library(elf, glob);
+	}
+	return false;
+}
+
 /*
  * The one command each family is asked: it prints the absolute path of the
  * running interpreter on its first line and, for python, the file name

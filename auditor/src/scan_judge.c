@@ -177,17 +177,6 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 	lo_load_free(load);
 }
 
-/* Has the object `payload` the trait a [host] recognises its objects by? (rules.h) */
-static bool object_has(lo_rules_trait trait, const char *glob, void *payload)
-{
-	switch (trait) {
-	case LO_RULES_NEEDS: return lo_elf_needs(payload, glob);
-	case LO_RULES_EXPORTS: return lo_elf_exports_matching(payload, glob);
-	case LO_RULES_NEEDS_LIBRARY: return lo_elf_needs_library(payload, glob);
-	}
-	return false;
-}
-
 /* The host the [host] rule `ruled` names, `prog`, with the libraries it loads first. */
 static int ruled_host(scan *s, const lo_rules_host *ruled, const char *prog, const lo_host **host,
 		      const lo_hosts_program **program)
@@ -291,7 +280,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 		return 0;
 	}
 	/* A [host] rule names the program, unless --python or --host did. */
-	ruled = lo_rules_host_of(s->rules, f->path, object_has, (void *)e);
+	ruled = lo_rules_host_of(s->rules, f->path, lo_hosts_elf_has, (void *)e);
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
 	err = pick_host(s, f, e, abs, given ? NULL : ruled, &host, &program, &by_rule);
 	if (err < 0) {

@@ -25,6 +25,14 @@
 #include <stddef.h>
 
 #include "leftover/resolve.h"
+#include "leftover/rules.h"
+
+/*
+ * lo_rules_host_of's question of an ELF object (`elf`: its const lo_elf *):
+ * has it the trait a [host] recognises its objects by? One answer for scan
+ * and explain, so that both pick the same host.
+ */
+bool lo_hosts_elf_has(lo_rules_trait trait, const char *glob, void *elf);
 
 /* How long a host may take to say which program it is. */
 #define LO_HOSTS_ASK_SECONDS 10
