@@ -15,7 +15,7 @@
  * separated by blanks:
  *
  *   on=CALL      open (open, openat), stat (stat, lstat, fstatat), read,
- *                pread, write, mmap, readdir, fsync, rename (renameat2,
+ *                pread, write, mmap, readdir (readdir, getdents64), fsync, rename (renameat2,
  *                renameat, rename), unlink (unlinkat, unlink)
  *   path=GLOB    fnmatch(3) pattern (no FNM_PATHNAME: '*' crosses '/') on the
  *                absolute path the call touches: for a call taking a path,
@@ -439,6 +439,28 @@ struct dirent *readdir(DIR *d)
 	if (failed(fire_fd(C_READDIR, dirfd(d), true)))
 		return NULL;
 	return real_readdir(d);
+}
+
+/*
+ * The walk lists a directory with getdents64 on its descriptor (walk.c).
+ * While a readdir rule is armed each call hands back one entry, as readdir
+ * does, so that skip=N fails a listing after its first N entries ("part
+ * way"): the rest is left for the next call by moving the directory's
+ * offset to the entry's d_off.
+ */
+ssize_t getdents64(int fd, void *buf, size_t n)
+{
+	const struct dirent64 *first = buf;
+	ssize_t got;
+
+	REAL(getdents64);
+	if (failed(fire_fd(C_READDIR, fd, true)))
+		return -1;
+	got = real_getdents64(fd, buf, n);
+	if (got > 0 && armed(C_READDIR) && first->d_reclen < got &&
+	    lseek(fd, first->d_off, SEEK_SET) >= 0)
+		got = first->d_reclen;
+	return got;
 }
 
 int fsync(int fd)
