@@ -424,3 +424,13 @@ bool lo_resolver_in_sysroot(const lo_resolver *r)
 {
 	return r->root != NULL;
 }
+
+bool lo_resolver_has_file(const lo_resolver *r, const char *path)
+{
+	int fd = lo_resolver_open_fd(r, path, O_PATH | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}

@@ -231,6 +231,15 @@ static int pick_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs
 	const lo_target *t;
 	int err;
 
+	/*
+	 * The rules found the program on this machine; under --sysroot it is
+	 * the root's, and one the root lacks is not installed there: the
+	 * rule's provides stand in, as for a program missing here.
+	 */
+	if (prog && lo_resolver_in_sysroot(s->resolver) && !lo_resolver_has_file(s->resolver, prog)) {
+		free(prog);
+		prog = NULL;
+	}
 	*by_rule = prog != NULL;
 	if (prog) {
 		err = ruled_host(s, ruled, prog, host, program);

@@ -69,6 +69,9 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
 
 /* Are the loader's absolute paths read under a --sysroot? */
 bool lo_resolver_in_sysroot(const lo_resolver *r);
+
+/* Is there a file at `path` where the loader would open it (inside the --sysroot)? */
+bool lo_resolver_has_file(const lo_resolver *r, const char *path);
 void lo_resolver_free(lo_resolver *r);
 
 /*
