@@ -743,6 +743,7 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 	*cursor = e->dynsym_count;
 	return false;
 }
+
 /*
  * A rule's glob as the loops over an object's symbols test it: rules ask
  * it of every symbol of every candidate, so the literal run before the
