@@ -29,6 +29,9 @@ API (keep it this small):
   dlopen(paths, python=None, jobs=1) -> [str] the real loader's answer per path:
                                               "ok", "error MSG", "signal N", "exit N"
   host_load(program, paths) -> [str]          perl's or lua's own answer per path
+  assert_hosted(r, rels, truth, rule, host, missing)  scan r judged rels from the rule's
+                                              host as that program loaded them
+  assert_provides_stand_in(tree, rels, rule, ...)  without the program, the scan goes on
   need(program, package) -> str               `program` on PATH, apt-get installing
                                               Debian's `package` first if missing
   main(globals())                             run every test_* function
@@ -426,6 +429,32 @@ def load_inside(program, paths, timeout=30):
                 env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p)})
         out.append("ok" if r.stdout == "ok" else "error " + (r.stdout or r.stderr[-300:]))
     return out
+
+
+def assert_hosted(r, rels, truth, rule, host, missing):
+    """In scan `r`, each of `rels` was judged from [host "rule"]'s program
+    `host` (the same file, whatever the path) as that program itself loaded
+    it (`truth`, in order: "ok" or its error), and each that fails lacks
+    exactly the symbol `missing`."""
+    for rel, answer in zip(rels, truth):
+        f = r.file(rel)
+        assert f["loads"] is (answer == "ok"), (rel, f, answer)
+        assert f["host_rule"] == rule and f["host"] and \
+            os.path.realpath(f["host"]) == os.path.realpath(host), f
+        if answer != "ok":
+            assert {x["symbol"] for x in r.reasons(rel, "undefined-symbol")} == {missing}, f
+
+
+def assert_provides_stand_in(tree, rels, rule, args=(), env=None):
+    """A scan of `tree` where [host "rule"]'s program is missing (not on
+    PATH by default): it goes on, exit 0, and the rule's provides stand in
+    for the program, so each of `rels` is ok, by the rule, with no host."""
+    r = scan(tree, args=args, env={"PATH": "/usr/sbin:/sbin"} if env is None else env)
+    assert r.rc == 0, r
+    for rel in rels:
+        f = r.file(rel)
+        assert f["host_rule"] == rule and f["host"] is None and f["verdict"] == "ok", f
+    return r
 
 
 def main(namespace):

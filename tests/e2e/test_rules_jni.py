@@ -61,12 +61,7 @@ def test_jni_libraries_are_judged_from_the_jvm():
     truth = java_load(java, classes, [tree / p for p in rels])
     assert truth[0] == "ok" and "JVM_NotInThisJvm" in truth[1], truth
     r = lotest.scan(tree)
-    for rel, answer in zip(rels, truth):
-        f = r.file(rel)
-        assert f["loads"] is (answer == "ok"), (rel, f, answer)
-        assert f["host_rule"] == "java" and f["host"] == java, f
-    assert {x["symbol"] for x in r.reasons(rels[1], "undefined-symbol")} == \
-        {"JVM_NotInThisJvm"}, r.file(rels[1])
+    lotest.assert_hosted(r, rels, truth, "java", java, "JVM_NotInThisJvm")
     assert r.rc == 1, r
 
     # the JDK's own libraries: each as the JVM loads it
@@ -84,11 +79,7 @@ def test_jni_libraries_are_judged_from_the_jvm():
 
     # a machine without java on PATH: the scan goes on, the rule's provides
     # stand in, and libjvm.so, which java would have loaded, is not missing
-    r = lotest.scan(tree, env={"PATH": "/usr/sbin:/sbin"})
-    assert r.rc == 0, r
-    for rel in rels:
-        f = r.file(rel)
-        assert f["host_rule"] == "java" and f["host"] is None and f["verdict"] == "ok", f
+    lotest.assert_provides_stand_in(tree, rels, "java")
     # ... but a JDK's own libraries still have their java beside them
     r = lotest.scan(lib, env={"PATH": "/usr/sbin:/sbin"})
     f = r.file("libjava.so")

@@ -35,12 +35,7 @@ def test_traceevent_plugins_are_judged_from_the_tracer():
     truth = lotest.load_inside(tracer, [tree / p for p in rels])
     assert truth[0] == "ok" and "tep_not_in_tracer" in truth[1], truth
     r = lotest.scan(tree)
-    for rel, answer in zip(rels, truth):
-        f = r.file(rel)
-        assert f["loads"] is (answer == "ok"), (rel, f, answer)
-        assert f["host_rule"] == "traceevent" and f["host"] == tracer, f
-    assert {x["symbol"] for x in r.reasons(rels[1], "undefined-symbol")} == \
-        {"tep_not_in_tracer"}, r.file(rels[1])
+    lotest.assert_hosted(r, rels, truth, "traceevent", tracer, "tep_not_in_tracer")
 
     # perf's own plugins
     plugins = "/usr/lib/traceevent/plugins"
