@@ -172,16 +172,11 @@ static int host_with_preloads(lo_host **out, lo_resolver *r, const char *program
 {
 	const lo_rules_host *ruled = ruled_host(o, abs, e);
 	const char *given = kind == LO_KIND_PYTHON_EXTENSION ? o->scan.python : o->scan.host;
-	size_t i, n = ruled && !given && lo_rules_host_program(ruled)
-			      ? lo_rules_host_preload_count(ruled) : 0;
-	const char **pre = lo_xcalloc(n ? n : 1, sizeof(*pre));
-	int err;
+	size_t n = 0;
+	const char *const *pre = ruled && !given && lo_rules_host_program(ruled)
+					 ? lo_rules_host_preload(ruled, &n) : NULL;
 
-	for (i = 0; i < n; i++)
-		pre[i] = lo_rules_host_preload_at(ruled, i);
-	err = lo_hosts_host_new(out, r, program, pre, n);
-	free(pre);
-	return err;
+	return lo_hosts_host_new(out, r, program, pre, n);
 }
 
 int lo_cmd_explain(int argc, char **argv)

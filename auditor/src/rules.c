@@ -673,14 +673,10 @@ char *lo_rules_host_program_for(const lo_rules_host *h, const char *abs)
 	return h->program ? lo_xstrdup(h->program) : NULL;
 }
 
-size_t lo_rules_host_preload_count(const lo_rules_host *h)
+const char *const *lo_rules_host_preload(const lo_rules_host *h, size_t *count)
 {
-	return h->preload.count;
-}
-
-const char *lo_rules_host_preload_at(const lo_rules_host *h, size_t i)
-{
-	return i < h->preload.count ? h->preload.globs[i] : NULL;
+	*count = h->preload.count;
+	return (const char *const *)h->preload.globs;
 }
 
 bool lo_rules_host_preloads(const lo_rules_host *h, const char *library)

@@ -181,16 +181,10 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host
 static int ruled_host(scan *s, const lo_rules_host *ruled, const char *prog, const lo_host **host,
 		      const lo_hosts_program **program)
 {
-	size_t i, n = lo_rules_host_preload_count(ruled);
-	const char **pre = lo_xcalloc(n ? n : 1, sizeof(*pre));
-	int err;
+	size_t n;
+	const char *const *pre = lo_rules_host_preload(ruled, &n);
 
-	for (i = 0; i < n; i++)
-		pre[i] = lo_rules_host_preload_at(ruled, i);
-	err = lo_hosts_for_rule(s->hosts, prog, lo_rules_host_name(ruled),
-				pre, n, host, program);
-	free(pre);
-	return err;
+	return lo_hosts_for_rule(s->hosts, prog, lo_rules_host_name(ruled), pre, n, host, program);
 }
 
 /* The default host of the object e at abs: its interpreter, --host, or its own C program. */

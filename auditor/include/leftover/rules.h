@@ -112,11 +112,10 @@ char *lo_rules_host_program_for(const lo_rules_host *host, const char *abs);
  * The libraries its program has loaded, with RTLD_GLOBAL, before it loads
  * the files ([host] preload; the JVM's libjvm.so), as written: absolute,
  * or `${program_dir}/...`, the directory of the program that really runs
- * (shims and symlinks followed), which the scan's hosts expand.
- * lo_rules_host_preload_at() is NULL past the count.
+ * (shims and symlinks followed), which the scan's hosts expand. *count of
+ * them, borrowed from the rules.
  */
-size_t lo_rules_host_preload_count(const lo_rules_host *host);
-const char *lo_rules_host_preload_at(const lo_rules_host *host, size_t i);
+const char *const *lo_rules_host_preload(const lo_rules_host *host, size_t *count);
 
 /*
  * Is `library` (a DT_NEEDED name) the file name of one of its preloads?
