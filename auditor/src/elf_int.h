@@ -1,11 +1,11 @@
 /*
- * elf_int.h - private to the elf module: one object as elf.c reads it and
- * elf_lookup.c looks symbols up in it.
+ * elf_int.h - private to the elf module: one object as elf_read.c reads
+ * it, elf.c keeps it and elf_lookup.c looks symbols up in it.
  *
- * elf.c owns opening, checking and keeping the tables (every count, index
- * and offset checked before it is followed); elf_lookup.c owns finding a
- * definition the way glibc's do_lookup_x and check_match do, through the
- * object's own hash table.
+ * elf.c owns opening and keeping an object; elf_read.c reading and
+ * checking its tables (every count, index and offset checked before it is
+ * followed); elf_lookup.c finding a definition the way glibc's
+ * do_lookup_x and check_match do, through the object's own hash table.
  */
 #ifndef LEFTOVER_ELF_INT_H
 #define LEFTOVER_ELF_INT_H
@@ -37,10 +37,15 @@ typedef struct {
 
 struct lo_elf {
 	char *name;   /* owned */
-	lo_fmap *map; /* owned: the file, read-only; every borrowed string points into it */
-	char *image;  /* its data */
-	size_t size;
-	Elf *elf;    /* libelf's view of image while lo_elf_open reads it, then NULL */
+	/*
+	 * owned: the part of the file holding the tables read in place,
+	 * read-only, from file offset map_off; every borrowed string points
+	 * into it. NULL when there are none.
+	 */
+	lo_fmap *map;
+	size_t map_off;
+	size_t size; /* of the file */
+	Elf *elf;    /* libelf reading the file while lo_elf_open reads it, then NULL */
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
@@ -117,6 +122,34 @@ struct lo_elf {
 	verneed_index *vindex; /* owned; by version index of an undefined symbol */
 	size_t vindex_count;
 };
+
+/* Calls interrupted by a signal are made again this many times at most. */
+#define LO_ELF_EINTR_TRIES 64
+
+#define LO_ELF_CHANGED_MSG \
+	"the file changed while it was being read (rewritten in place by another process?)"
+
+/*
+ * Read the tables of e, which lo_elf_open has begun (e->elf, libelf
+ * reading file `fd`; the identity and header fields set) into the fields
+ * above: elf_read.c. Returns 0, or LO_EINVALID / LO_ERROR with a message.
+ */
+int lo_elf_read_tables(lo_elf *e, int fd);
+
+/* LO_EINVALID: "cannot read WHAT of FILE", with libelf's reason. */
+int lo_elf_fail(const lo_elf *e, const char *what);
+
+/* Is this dynamic symbol one the loader must bind (undefined, not local)? */
+static inline bool lo_elf_is_undef(const Elf64_Sym *sym)
+{
+	return sym->st_shndx == SHN_UNDEF && ELF64_ST_BIND(sym->st_info) != STB_LOCAL;
+}
+
+/* Where the first two bytes of a name fall in lo_elf's undef_starts (a "" name's too). */
+static inline unsigned lo_elf_undef_start(const char *name)
+{
+	return ((unsigned char)name[0] * 31u + (unsigned char)(name[0] ? name[1] : 0)) % 512;
+}
 
 /* The string at `off` of the dynamic string table, or NULL past its end. */
 static inline const char *lo_elf_dynstr(const lo_elf *e, size_t off)

@@ -36,7 +36,9 @@ typedef struct slot {
 } slot;
 
 struct lo_fmap {
-	void *data;
+	void *base; /* the mapping: from the page where data starts */
+	size_t len;
+	const char *data; /* the bytes asked for */
 	size_t size;
 	slot *slot; /* NULL past LO_FMAP_MAX_SLOTS */
 };
@@ -119,20 +121,25 @@ static slot *slot_new(uintptr_t start, uintptr_t end)
 	return s;
 }
 
-int lo_fmap_new(lo_fmap **out, int fd, size_t size, const char *name)
+int lo_fmap_new(lo_fmap **out, int fd, size_t offset, size_t size, const char *name)
 {
 	lo_fmap *m;
-	void *data;
+	void *base;
+	size_t skip;
 
 	*out = NULL;
 	pthread_once(&installed, install);
-	data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (data == MAP_FAILED)
-		return lo_error_set_errno(LO_ERROR, errno, "cannot map '%s' (%zu bytes)", name, size);
+	skip = offset % page_size;
+	base = mmap(NULL, size + skip, PROT_READ, MAP_PRIVATE, fd, (off_t)(offset - skip));
+	if (base == MAP_FAILED)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot map '%s' (%zu bytes at %zu)",
+					  name, size, offset);
 	m = lo_xcalloc(1, sizeof(*m));
-	m->data = data;
+	m->base = base;
+	m->len = size + skip;
+	m->data = (char *)base + skip;
 	m->size = size;
-	m->slot = slot_new((uintptr_t)data, (uintptr_t)data + size);
+	m->slot = slot_new((uintptr_t)base, (uintptr_t)base + m->len);
 	*out = m;
 	return 0;
 }
@@ -144,7 +151,7 @@ void lo_fmap_free(lo_fmap *m)
 	/* unregistered first: once unmapped, the range may be anyone's */
 	if (m->slot)
 		atomic_store(&m->slot->start, 0);
-	munmap(m->data, m->size);
+	munmap(m->base, m->len);
 	free(m);
 }
 
@@ -196,7 +203,7 @@ void lo_fmap_release_many(const lo_fmap *const *maps, size_t n)
 
 	for (i = 0; i < n; i += k) {
 		for (k = 0; k < n - i && k < LO_FMAP_IOV_MAX; k++)
-			iov[k] = (struct iovec){ maps[i + k]->data, maps[i + k]->size };
+			iov[k] = (struct iovec){ maps[i + k]->base, maps[i + k]->len };
 		if (release_batch(iov, k))
 			continue;
 		/*

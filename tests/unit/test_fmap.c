@@ -54,10 +54,12 @@ static void test_shrunk_file_reads_zeros(void **state)
 	char path[4096];
 	int fd = scratch("shrink", 3, path, sizeof(path));
 	const volatile char *p;
-	lo_fmap *m;
+	lo_fmap *m, *part;
 
 	(void)state;
-	assert_int_equal(lo_fmap_new(&m, fd, 3 * (size_t)page, path), 0);
+	assert_int_equal(lo_fmap_new(&m, fd, 0, 3 * (size_t)page, path), 0);
+	/* and a part, from inside its second page (cmocka undoes the handler after each test) */
+	assert_int_equal(lo_fmap_new(&part, fd, (size_t)page + 10, (size_t)page, path), 0);
 	p = lo_fmap_data(m);
 	assert_int_equal(p[0], 'x');
 	assert_false(lo_fmap_shrank(m));
@@ -68,9 +70,39 @@ static void test_shrunk_file_reads_zeros(void **state)
 	assert_false(lo_fmap_shrank(m));
 	assert_int_equal(p[2 * page + 7], 0);
 	assert_true(lo_fmap_shrank(m));
+	assert_false(lo_fmap_shrank(part));
+	assert_int_equal(((const volatile char *)lo_fmap_data(part))[page - 1], 0);
+	assert_true(lo_fmap_shrank(part));
+	lo_fmap_free(part);
 	/* again, after the pages were dropped: still zeros, still alive */
 	lo_fmap_release_many((const lo_fmap *const *)&m, 1);
 	assert_int_equal(p[page + 1], 0);
+	lo_fmap_free(m);
+	close(fd);
+	unlink(path);
+}
+
+/*
+ * A part of a file, from an offset inside a page: the bytes asked for and
+ * only their pages are mapped.
+ */
+static void test_part_from_an_offset(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char path[4096];
+	int fd = scratch("part", 4, path, sizeof(path));
+	const volatile char *p;
+	lo_fmap *m;
+
+	(void)state;
+	assert_int_equal(pwrite(fd, "tables", 6, page + 10), 6);
+	assert_int_equal(lo_fmap_new(&m, fd, (size_t)page + 10, (size_t)page, path), 0);
+	p = lo_fmap_data(m);
+	assert_int_equal(lo_fmap_size(m), (size_t)page);
+	assert_memory_equal((const char *)p, "tables", 6);
+	assert_int_equal(p[page - 1], 'x');
+	/* pages 1 and 2 of the file are mapped, not 0 or 3 (the kernel maps pages around one read) */
+	assert_in_range(unit_rss_kib(NULL, path), 1, 2 * page / 1024);
 	lo_fmap_free(m);
 	close(fd);
 	unlink(path);
@@ -95,7 +127,7 @@ static int release_three(const char *tag)
 
 		snprintf(name, sizeof(name), "%s%zu", tag, i);
 		fd[i] = scratch(name, 16, path[i], sizeof(path[i]));
-		if (lo_fmap_new(&m[i], fd[i], 16 * (size_t)page, path[i]) < 0)
+		if (lo_fmap_new(&m[i], fd[i], 0, 16 * (size_t)page, path[i]) < 0)
 			return 1;
 		for (j = 0; j < 16; j++)
 			if (((const volatile char *)lo_fmap_data(m[i]))[j * (size_t)page] != 'x')
@@ -179,7 +211,7 @@ static void test_other_sigbus_still_kills(void **state)
 		 * process, by this first lo_fmap_new, over the default.
 		 */
 		signal(SIGBUS, SIG_DFL);
-		if (lo_fmap_new(&m, fd, (size_t)page, path) < 0)
+		if (lo_fmap_new(&m, fd, 0, (size_t)page, path) < 0)
 			_exit(3);
 		q = mmap(NULL, 2 * (size_t)page, PROT_READ, MAP_PRIVATE, ofd, 0);
 		if (q == MAP_FAILED || ftruncate(ofd, 0) < 0)
@@ -202,6 +234,7 @@ int main(void)
 		/* first: the child must be the one to install the handler (see there) */
 		cmocka_unit_test(test_other_sigbus_still_kills),
 		cmocka_unit_test(test_shrunk_file_reads_zeros),
+		cmocka_unit_test(test_part_from_an_offset),
 		cmocka_unit_test(test_release_many_drops_every_mapping),
 		cmocka_unit_test(test_release_many_without_process_madvise),
 	};

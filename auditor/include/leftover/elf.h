@@ -1,11 +1,12 @@
 /*
  * elf.h - what the loader needs to know about one ELF object, read with libelf.
  *
- * lo_elf_open maps a file read-only (fmap.h: a file that shrinks meanwhile
- * does not kill the process) and reads only what ld.so reads: the ELF
- * header, the dynamic section, the dynamic symbol table with its string,
- * version (versym, verdef, verneed) and hash tables. Every offset and count
- * taken from the file is checked against the mapping before it is followed;
+ * lo_elf_open reads only what ld.so reads: the ELF header, the dynamic
+ * section, the dynamic symbol table with its string, version (versym,
+ * verdef, verneed) and hash tables. The tables that lookups read are
+ * mapped read-only (fmap.h: a file that shrinks meanwhile does not kill
+ * the process), the rest is read and parsed at open. Every offset and
+ * count taken from the file is checked against the file before it is followed;
  * a file that fails a check is LO_EINVALID with a message naming the file and
  * what was being read. Nothing is executed.
  *
@@ -80,9 +81,9 @@ void lo_elf_release_many(const lo_elf *const *objs, size_t n);
 bool lo_elf_changed(const lo_elf *e);
 
 /*
- * About how many bytes of the mapping lookups and lo_elf_open read: the
- * symbol, string, version and hash tables and the headers. What stays in
- * memory of an object between two releases is at most this.
+ * The bytes of the object's mapping: its symbol, string, version and hash
+ * tables, which lookups read. What stays in memory of an object between
+ * two releases is at most this (and the few kilobytes parsed at open).
  */
 size_t lo_elf_table_bytes(const lo_elf *e);
 

@@ -25,12 +25,14 @@
 typedef struct lo_fmap lo_fmap;
 
 /*
- * Map `size` bytes of the open file `fd` read-only (private). The
- * descriptor may be closed afterwards. `name` is for the message. Returns
- * 0, or LO_ERROR with a message when mmap fails (a file larger than the
- * address space or a mapping limit allows, say).
+ * Map `size` bytes (at least one) of the open file `fd` from `offset`,
+ * read-only (private); lo_fmap_data points at the byte at `offset`, which
+ * need not be on a page boundary. The descriptor may be closed afterwards.
+ * `name` is for the message. Returns 0, or LO_ERROR with a message when
+ * mmap fails (a file larger than the address space or a mapping limit
+ * allows, say).
  */
-int lo_fmap_new(lo_fmap **out, int fd, size_t size, const char *name);
+int lo_fmap_new(lo_fmap **out, int fd, size_t offset, size_t size, const char *name);
 void lo_fmap_free(lo_fmap *m);
 
 const void *lo_fmap_data(const lo_fmap *m);
