@@ -381,17 +381,23 @@ typedef struct entry {
 	lo_host *host;
 	lo_hosts_program *program; /* NULL for the plain C program */
 	char *error; /* why it cannot be used, or NULL */
+	bool ready;  /* set up: the fields above are final (under the lock) */
 } entry;
 
 struct lo_hosts {
 	lo_resolver *resolver;
 	const char *python, *host; /* --python, --host */
 	pthread_mutex_t lock;      /* guards the rest */
+	pthread_cond_t ready;      /* an entry became ready */
 	lo_map *by_program;        /* program path, or "(C) TRIPLET" for a target's plain C
 				      program -> entry */
 	lo_map *python_by_dir;     /* directory -> interpreter path (owned) or NULL */
 	char **notes;
 	size_t note_count, note_cap;
+	/* lo_hosts_python_start's thread and the directory it asks for */
+	bool started, starter_running;
+	pthread_t starter;
+	char *start_dir;
 };
 
 static void entry_free(void *p)
@@ -412,6 +418,7 @@ lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host)
 	hs->python = python;
 	hs->host = host;
 	pthread_mutex_init(&hs->lock, NULL);
+	pthread_cond_init(&hs->ready, NULL);
 	hs->by_program = lo_map_new();
 	hs->python_by_dir = lo_map_new();
 	return hs;
@@ -423,11 +430,14 @@ void lo_hosts_free(lo_hosts *hs)
 
 	if (!hs)
 		return;
+	lo_hosts_settle(hs);
+	free(hs->start_dir);
 	lo_map_free(hs->by_program, entry_free);
 	lo_map_free(hs->python_by_dir, free);
 	for (i = 0; i < hs->note_count; i++)
 		free(hs->notes[i]);
 	free(hs->notes);
+	pthread_cond_destroy(&hs->ready);
 	pthread_mutex_destroy(&hs->lock);
 	free(hs);
 }
@@ -494,7 +504,7 @@ int lo_hosts_host_new(lo_host **out, lo_resolver *r, const char *runs,
 
 /*
  * The program that really runs and its global scope, or target's plain C
- * program; the report hears of a shim.
+ * program. Called without the lock: asking a program takes a process.
  */
 static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_target *target,
 		       const char *family, const preloads *pre)
@@ -508,29 +518,34 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 		return lo_hosts_host_new(&e->host, hs->resolver, program, pre->paths, pre->count);
 	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
 		return err;
-	if ((err = lo_hosts_host_new(&e->host, hs->resolver, e->program->path, pre->paths,
-				     pre->count)) < 0)
-		return err;
+	return lo_hosts_host_new(&e->host, hs->resolver, e->program->path, pre->paths,
+				 pre->count);
+}
+
+/* What the report hears of an entry set up: a shim followed, suffixes not asked. */
+static void entry_notes(lo_hosts *hs, const entry *e)
+{
+	char *line = NULL;
+
+	if (!e->program)
+		return;
 	if (e->program->how)
 		add_note(hs, lo_xstrdup(e->program->how));
-	if (e->program->unasked) {
-		char *line = NULL;
-
-		if (asprintf(&line, "%s; read as the %s program it is, it judges its extension "
-			     "modules by their load alone: which file names its import takes "
-			     "(EXTENSION_SUFFIXES) is not known", e->program->unasked,
-			     lo_host_target(e->host)->name) < 0)
-			abort();
-		add_note(hs, line);
-	}
-	return 0;
+	if (!e->program->unasked)
+		return;
+	if (asprintf(&line, "%s; read as the %s program it is, it judges its extension "
+		     "modules by their load alone: which file names its import takes "
+		     "(EXTENSION_SUFFIXES) is not known", e->program->unasked,
+		     lo_host_target(e->host)->name) < 0)
+		abort();
+	add_note(hs, line);
 }
 
 /*
  * The entry for `program` (NULL: target's plain C program), set up on
  * first use and kept, failure included; a failure's message gets `hint`
  * (what the user can do) and is said once in the notes. Called with the
- * lock held.
+ * lock held, which it lets go while it sets one up.
  */
 static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *target,
 			 const char *family, const preloads *pre, const char *hint,
@@ -554,15 +569,30 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 	if (!e) {
 		int err;
 
+		/*
+		 * Set up outside the lock: asking a program (a pyenv shim, say)
+		 * can take a good part of a second, and the other threads'
+		 * files mostly need other hosts. Those that need this one wait
+		 * for it to be ready.
+		 */
 		e = lo_xcalloc(1, sizeof(*e));
-		if ((err = entry_setup(hs, e, program, target, family, pre)) < 0) {
+		lo_map_put(hs->by_program, lo_buf_cstr(&key), e);
+		pthread_mutex_unlock(&hs->lock);
+		err = entry_setup(hs, e, program, target, family, pre);
+		pthread_mutex_lock(&hs->lock);
+		if (err < 0) {
 			if (asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
 				abort();
 			lo_error_set(err, "%s; the files it would load are unjudged", e->error);
 			add_note(hs, lo_xstrdup(lo_error_last()));
+		} else {
+			entry_notes(hs, e);
 		}
-		lo_map_put(hs->by_program, lo_buf_cstr(&key), e);
+		e->ready = true;
+		pthread_cond_broadcast(&hs->ready);
 	}
+	while (!e->ready)
+		pthread_cond_wait(&hs->ready, &hs->lock);
 	lo_buf_dispose(&key);
 	*host = e->host;
 	*prog = e->program;
@@ -608,6 +638,35 @@ int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_targe
 	err = for_file_locked(hs, python, dir, target, host, program);
 	pthread_mutex_unlock(&hs->lock);
 	return err;
+}
+
+static void *python_starter(void *arg)
+{
+	lo_hosts *hs = arg;
+	const lo_host *host;
+	const lo_hosts_program *program;
+
+	/* what it finds, failure included, is kept for the files that need it */
+	lo_hosts_for_file(hs, true, hs->start_dir, NULL, &host, &program);
+	return NULL;
+}
+
+void lo_hosts_python_start(lo_hosts *hs, const char *dir)
+{
+	pthread_mutex_lock(&hs->lock);
+	if (!hs->started) {
+		hs->started = true;
+		hs->start_dir = lo_xstrdup(dir);
+		hs->starter_running = pthread_create(&hs->starter, NULL, python_starter, hs) == 0;
+	}
+	pthread_mutex_unlock(&hs->lock);
+}
+
+void lo_hosts_settle(lo_hosts *hs)
+{
+	if (hs->starter_running)
+		pthread_join(hs->starter, NULL);
+	hs->starter_running = false;
 }
 
 int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,

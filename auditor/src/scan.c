@@ -31,6 +31,7 @@
 #include "leftover/origin.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
+#include "pyext.h"
 #include "scan_int.h"
 
 /* ---- the result ------------------------------------------------------------ */
@@ -65,10 +66,25 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 
 	/* the build's model asks about a few names too: the tree is walked once */
 	lo_buildsys_finds_add(s->finds, e);
-	if (e->err)
+	if (e->err) {
 		add_item(s, e->worker, e->relpath, e->type, e->err);
-	else if (lo_rules_is_candidate(s->rules, e->relpath))
+	} else if (lo_rules_is_candidate(s->rules, e->relpath)) {
 		add_item(s, e->worker, e->relpath, e->type, 0);
+		/*
+		 * The interpreter of a Python extension module takes a process
+		 * to ask (a pyenv shim, several): asked at the first module
+		 * met, it answers while the walk goes on.
+		 */
+		if (!atomic_load(&s->python_started) && lo_pyext_named(e->relpath) &&
+		    !atomic_exchange(&s->python_started, true)) {
+			const item_list *l = &s->lists[e->worker];
+			const char *abs = l->items[l->count - 1].abs;
+			char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+
+			lo_hosts_python_start(s->hosts, dir);
+			free(dir);
+		}
+	}
 	return 0;
 }
 
@@ -413,6 +429,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 			goto out;
 	if ((err = judge_all(&s)) < 0)
 		goto out;
+	lo_hosts_settle(s.hosts);
 	collect_files(&s);
 	for (i = 0; lo_hosts_note(s.hosts, i); i++)
 		add_note(s.res, lo_xstrdup(lo_hosts_note(s.hosts, i)));

@@ -48,6 +48,7 @@ typedef struct scan {
 	lo_file *judged;       /* one slot per item */
 	atomic_size_t next;    /* next item to judge */
 	atomic_int failed;     /* first error of a judging worker */
+	atomic_bool python_started; /* the walk has met a Python extension module */
 	char failed_msg[1024]; /* and its message */
 	const char *root;      /* the root being walked */
 	size_t root_index;

@@ -114,6 +114,18 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
 		      const lo_hosts_program **program_out);
 
 /*
+ * Begin setting up, on a thread of its own, the interpreter of the Python
+ * extension modules in `dir` (as lo_hosts_for_file would), once per
+ * lo_hosts: a scan calls this when its walk meets the first module, so
+ * that the interpreter answers while the walk goes on, not while the
+ * files wait. Later calls do nothing.
+ */
+void lo_hosts_python_start(lo_hosts *hs, const char *dir);
+
+/* Wait for lo_hosts_python_start's setup; lo_hosts_note after this is complete. */
+void lo_hosts_settle(lo_hosts *hs);
+
+/*
  * The i-th sentence for the report about the hosts (a shim followed, an
  * interpreter that could not be asked for its suffixes, a host that cannot
  * be used), in the order they arose; NULL past the last.
