@@ -85,7 +85,8 @@ static int keep_dynstr(lo_elf *e, const table_scns *t)
 				    "cannot read dynamic string table of '%s': "
 				    "section %zu is not a string table",
 				    e->name, elf_ndxscn(t->dynstr.scn));
-	if (!size || (s = mapped(e, &t->dynstr))[size - 1] != '\0')
+	s = mapped(e, &t->dynstr);
+	if (!size || !s || s[size - 1] != '\0')
 		return lo_error_set(LO_EINVALID,
 				    "cannot read dynamic string table of '%s': not NUL-terminated",
 				    e->name);
