@@ -349,6 +349,32 @@ static void gnu_hash_prepare(lo_elf *e)
 	e->gnu.chain_words = words - 4 - (size_t)bloom_size * per - w[0];
 }
 
+/* Count the undefined symbols among the n at syms, numbered from `first`. */
+static int count_undefs_in(lo_elf *e, const Elf64_Sym *syms, size_t n, size_t first)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		const char *name;
+
+		/* most symbols are defined: one compare refuses them */
+		if (syms[k].st_shndx != SHN_UNDEF || !lo_elf_is_undef(&syms[k]))
+			continue;
+		if (!(name = lo_elf_dynstr(e, syms[k].st_name)))
+			return lo_error_set(LO_EINVALID,
+					    "cannot read dynamic symbol %zu of '%s': "
+					    "name offset out of bounds", first + k, e->name);
+		if (*name) {
+			unsigned start = lo_elf_undef_start(name);
+
+			e->undef_count++;
+			e->undef_starts[start / 64] |= 1ull << (start % 64);
+		}
+		e->undef_end = first + k + 1;
+	}
+	return 0;
+}
+
 /*
  * Count the undefined symbols, refusing one whose name lies outside the
  * string table. A table read in place is read here with pread, a block at
@@ -359,43 +385,25 @@ static void gnu_hash_prepare(lo_elf *e)
 static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
 {
 	Elf64_Sym block[2048];
-	size_t i, from = 0, to = 0;
-	int tries = 0;
+	size_t i, want;
+	int tries = 0, err;
 
-	for (i = 1; i < e->dynsym_count; i++) {
-		const Elf64_Sym *sym = &e->dynsym[i];
-		const char *name;
+	if (e->dynsym_wide || e->dynsym_count < 2)
+		return e->dynsym_count < 2 ? 0
+					   : count_undefs_in(e, e->dynsym + 1, e->dynsym_count - 1, 1);
+	for (i = 1; i < e->dynsym_count; i += want) {
+		ssize_t got;
 
-		if (!e->dynsym_wide) {
-			if (i >= to) {
-				size_t want = e->dynsym_count - i < 2048 ? e->dynsym_count - i : 2048;
-				ssize_t got;
-
-				do
-					got = pread(fd, block, want * sizeof(*block),
-						    (off_t)(dynsym->sh.sh_offset + i * sizeof(*block)));
-				while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
-				if (got != (ssize_t)(want * sizeof(*block)))
-					return lo_error_set(LO_EINVALID, "cannot read '%s': %s",
-							    e->name, LO_ELF_CHANGED_MSG);
-				from = i;
-				to = i + want;
-			}
-			sym = &block[i - from];
-		}
-		if (!lo_elf_is_undef(sym))
-			continue;
-		if (!(name = lo_elf_dynstr(e, sym->st_name)))
-			return lo_error_set(LO_EINVALID,
-					    "cannot read dynamic symbol %zu of '%s': "
-					    "name offset out of bounds", i, e->name);
-		if (*name) {
-			unsigned start = lo_elf_undef_start(name);
-
-			e->undef_count++;
-			e->undef_starts[start / 64] |= 1ull << (start % 64);
-		}
-		e->undef_end = i + 1;
+		want = e->dynsym_count - i < 2048 ? e->dynsym_count - i : 2048;
+		do
+			got = pread(fd, block, want * sizeof(*block),
+				    (off_t)(dynsym->sh.sh_offset + i * sizeof(*block)));
+		while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
+		if (got != (ssize_t)(want * sizeof(*block)))
+			return lo_error_set(LO_EINVALID, "cannot read '%s': %s", e->name,
+					    LO_ELF_CHANGED_MSG);
+		if ((err = count_undefs_in(e, block, want, i)) < 0)
+			return err;
 	}
 	return 0;
 }
