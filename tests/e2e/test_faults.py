@@ -142,7 +142,7 @@ def test_file_truncated_between_walk_and_read():
 
 
 def test_file_truncated_after_it_is_mapped():
-    """libelf maps the file (ELF_C_READ_MMAP); the file shrinks under the mapping.
+    """The tables of the file are mapped; the file shrinks under the mapping.
 
     Reading a page past the new end raises SIGBUS: the scan must not die of
     it but report the file.
