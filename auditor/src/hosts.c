@@ -382,6 +382,7 @@ typedef struct entry {
 	lo_hosts_program *program; /* NULL for the plain C program */
 	char *error; /* why it cannot be used, or NULL */
 	bool ready;  /* set up: the fields above are final (under the lock) */
+	bool noted;  /* its notes are in the report: a file has needed it */
 } entry;
 
 struct lo_hosts {
@@ -522,11 +523,20 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 				 pre->count);
 }
 
-/* What the report hears of an entry set up: a shim followed, suffixes not asked. */
+/*
+ * What the report hears of an entry once a file needs it: why it cannot be
+ * used, a shim followed, suffixes not asked.
+ */
 static void entry_notes(lo_hosts *hs, const entry *e)
 {
 	char *line = NULL;
 
+	if (e->error) {
+		if (asprintf(&line, "%s; the files it would load are unjudged", e->error) < 0)
+			abort();
+		add_note(hs, line);
+		return;
+	}
 	if (!e->program)
 		return;
 	if (e->program->how)
@@ -544,11 +554,13 @@ static void entry_notes(lo_hosts *hs, const entry *e)
 /*
  * The entry for `program` (NULL: target's plain C program), set up on
  * first use and kept, failure included; a failure's message gets `hint`
- * (what the user can do) and is said once in the notes. Called with the
- * lock held, which it lets go while it sets one up.
+ * (what the user can do). What there is to say of it is said once in the
+ * notes, when `use` (a file needs it, rather than lo_hosts_python_start
+ * asking ahead). Called with the lock held, which it lets go while it
+ * sets one up.
  */
 static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *target,
-			 const char *family, const preloads *pre, const char *hint,
+			 const char *family, const preloads *pre, const char *hint, bool use,
 			 const lo_host **host, const lo_hosts_program **prog)
 {
 	lo_buf key = LO_BUF_INIT;
@@ -580,19 +592,17 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 		pthread_mutex_unlock(&hs->lock);
 		err = entry_setup(hs, e, program, target, family, pre);
 		pthread_mutex_lock(&hs->lock);
-		if (err < 0) {
-			if (asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
-				abort();
-			lo_error_set(err, "%s; the files it would load are unjudged", e->error);
-			add_note(hs, lo_xstrdup(lo_error_last()));
-		} else {
-			entry_notes(hs, e);
-		}
+		if (err < 0 && asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
+			abort();
 		e->ready = true;
 		pthread_cond_broadcast(&hs->ready);
 	}
 	while (!e->ready)
 		pthread_cond_wait(&hs->ready, &hs->lock);
+	if (use && !e->noted) {
+		e->noted = true;
+		entry_notes(hs, e);
+	}
 	lo_buf_dispose(&key);
 	*host = e->host;
 	*prog = e->program;
@@ -602,7 +612,7 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 static const preloads no_preloads = { NULL, 0 };
 
 static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
-			   const lo_host **host, const lo_hosts_program **prog)
+			   bool use, const lo_host **host, const lo_hosts_program **prog)
 {
 	char *program;
 	bool known;
@@ -611,7 +621,7 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 		return lookup_locked(hs, hs->host, target, NULL, &no_preloads,
 				     hs->host ? " (the program named with --host)"
 					      : " (name the program that loads it with --host)",
-				     host, prog);
+				     use, host, prog);
 	/* the interpreter is looked up from the module's own directory up: a scan of a
 	   parent of several build trees takes each tree's CMakeCache.txt */
 	program = lo_map_get(hs->python_by_dir, dir, &known);
@@ -624,7 +634,7 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
 				    "one with --python", dir);
 	return lookup_locked(hs, program, NULL, "python", &no_preloads,
-			     "; name the interpreter with --python", host, prog);
+			     "; name the interpreter with --python", use, host, prog);
 }
 
 int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
@@ -635,7 +645,7 @@ int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_targe
 	*host = NULL;
 	*program = NULL;
 	pthread_mutex_lock(&hs->lock);
-	err = for_file_locked(hs, python, dir, target, host, program);
+	err = for_file_locked(hs, python, dir, target, true, host, program);
 	pthread_mutex_unlock(&hs->lock);
 	return err;
 }
@@ -646,8 +656,10 @@ static void *python_starter(void *arg)
 	const lo_host *host;
 	const lo_hosts_program *program;
 
-	/* what it finds, failure included, is kept for the files that need it */
-	lo_hosts_for_file(hs, true, hs->start_dir, NULL, &host, &program);
+	/* what it finds, failure included, is kept (and said) for the files that need it */
+	pthread_mutex_lock(&hs->lock);
+	for_file_locked(hs, true, hs->start_dir, NULL, false, &host, &program);
+	pthread_mutex_unlock(&hs->lock);
 	return NULL;
 }
 
@@ -681,7 +693,7 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
 		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
 		abort();
 	pthread_mutex_lock(&hs->lock);
-	err = lookup_locked(hs, program, NULL, NULL, &pre, hint, host, program_out);
+	err = lookup_locked(hs, program, NULL, NULL, &pre, hint, true, host, program_out);
 	pthread_mutex_unlock(&hs->lock);
 	free(hint);
 	return err;

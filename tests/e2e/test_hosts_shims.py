@@ -120,6 +120,31 @@ def test_a_shim_on_path_is_followed_for_a_tree_without_cmake():
     assert r.file("m" + SUFFIX)["host"] == REAL, r.file("m" + SUFFIX)
 
 
+def test_an_interpreter_no_file_needs_is_not_in_the_report():
+    """leftover asks a tree's interpreter ahead, when its walk meets the
+    first extension module; when a [host] rule gives every module to another
+    program, nothing the interpreter said or failed to say is reported."""
+    work = lotest.workdir("hosts-unneeded")
+    broken = shim(work / "shims" / "python3",
+                  "echo 'pyenv: version 3.99 is not installed' >&2; exit 1\n")
+    tree = work / "tree"
+    lotest.cc(tree / ("m" + SUFFIX), "int Frob_go(void);\n"
+              "int PyInit_m(void) { return Frob_go(); }\n")
+    env = {"PATH": "%s:%s" % (broken.parent, os.environ["PATH"])}
+    # the failing interpreter, needed: said once
+    needed = lotest.scan(tree, env=env)
+    assert [n for n in needed.doc["notes"] if str(broken) in n], needed.doc["notes"]
+    # the same tree where a rule's program (a shell: never started, read) takes the module
+    (tree / ".leftover").mkdir()
+    (tree / ".leftover" / "rules").write_text(
+        '[host "frob"]\n\tneeds = Frob_*\n\tprogram = /bin/sh\n\tprovides = Frob_*\n')
+    r = lotest.scan(tree, env=env)
+    f = r.file("m" + SUFFIX)
+    assert f["host"] == os.path.realpath("/bin/sh") or "sh" in f["host"], f
+    assert not [n for n in r.doc.get("notes", []) if "3.99" in n or str(broken) in n], \
+        r.doc["notes"]
+
+
 def test_a_host_that_hangs_babbles_or_loops_costs_only_its_files():
     work = lotest.workdir("hosts-bad-shims")
     d, src, build = two_branch_tree("hosts-bad-tree", REAL)
