@@ -44,8 +44,6 @@ static uint32_t sysv_hash(const char *name)
 	return h;
 }
 
-/* The string at `off` in the dynamic string table; NULL when out of bounds. */
-
 /* The state of one lookup across the symbols of one name (do_lookup_x). */
 typedef struct {
 	const lo_elf_undef *ref;
@@ -99,36 +97,53 @@ static void lookup_try(const lo_elf *e, size_t i, lookup *lk)
 	}
 }
 
+/*
+ * The bloom filter's word and the bucket a lookup of hash h reads, as
+ * ld.so finds them (dl-lookup.c): the word index masked with bloom_size - 1.
+ */
+static void gnu_slots(const lo_elf *e, uint32_t h, const unsigned char **bloom,
+		      const uint32_t **bucket)
+{
+	size_t word = e->gnu.bloom_bits == 64 ? h / 64 : h / 32; /* not a division by a variable */
+
+	*bloom = e->gnu.bloom + e->gnu.bloom_bits / 8 * (word & e->gnu.bloom_mask);
+	*bucket = &e->gnu.buckets[h % e->gnu.nbuckets];
+}
+
 static bool lookup_gnu(const lo_elf *e, lookup *lk)
 {
 	uint32_t h = lk->ref->gnu_hash, symoffset = e->gnu.symoffset;
+	const unsigned char *bloom;
+	const uint32_t *bucket;
 	uint64_t word, mask;
 	size_t i, steps;
 
 	if (!e->gnu.usable)
 		return false;
+	gnu_slots(e, h, &bloom, &bucket);
 	/* memcpy: the section is only guaranteed 4-byte aligned by our check */
-	/*
-	 * As ld.so computes it (dl-lookup.c): the word index masked with
-	 * bloom_size - 1, and the 32-bit hash shifted by the file's
-	 * bloom_shift, which glibc's x86-64 code does with a 32-bit shift that
-	 * takes the count mod 32 (tests/unit/test_hardening.c holds this
-	 * against dlsym for shifts 0..2^32-1). Written out so that no shift is
-	 * undefined in C (a shift of 32 or more was, found by fuzz/fuzz_elf).
-	 */
 	if (e->gnu.bloom_bits == 64) {
-		memcpy(&word, e->gnu.bloom + 8 * ((h / 64) & e->gnu.bloom_mask), sizeof(word));
+		memcpy(&word, bloom, sizeof(word));
 	} else {
 		uint32_t narrow;
 
-		memcpy(&narrow, e->gnu.bloom + 4 * ((h / 32) & e->gnu.bloom_mask), sizeof(narrow));
+		memcpy(&narrow, bloom, sizeof(narrow));
 		word = narrow;
 	}
-	mask = (1ull << (h % e->gnu.bloom_bits)) |
-	       (1ull << ((h >> (e->gnu.bloom_shift & 31)) % e->gnu.bloom_bits));
+	/*
+	 * As ld.so computes it (dl-lookup.c): the 32-bit hash shifted by the
+	 * file's bloom_shift, which glibc's x86-64 code does with a 32-bit
+	 * shift that takes the count mod 32 (tests/unit/test_hardening.c holds
+	 * this against dlsym for shifts 0..2^32-1). Written out so that no
+	 * shift is undefined in C (a shift of 32 or more was, found by
+	 * fuzz/fuzz_elf); a mask, not `%`, since bloom_bits (32 or 64) is not
+	 * known to the compiler.
+	 */
+	mask = (1ull << (h & (e->gnu.bloom_bits - 1))) |
+	       (1ull << ((h >> (e->gnu.bloom_shift & 31)) & (e->gnu.bloom_bits - 1)));
 	if ((word & mask) != mask)
 		return true; /* definitely absent */
-	i = e->gnu.buckets[h % e->gnu.nbuckets];
+	i = *bucket;
 	if (i < symoffset)
 		return true;
 	for (steps = 0; steps < LO_ELF_MAX_CHAIN; steps++, i++) {
@@ -165,6 +180,29 @@ static bool lookup_sysv(const lo_elf *e, lookup *lk)
 		i = w[2 + nbucket + i];
 	}
 	return true;
+}
+
+void lo_elf_prefetch(const lo_elf *e, uint32_t hash, bool deep)
+{
+	const unsigned char *bloom;
+	const uint32_t *bucket;
+	uint32_t i;
+
+	if (!e->dynsym || !e->gnu.usable)
+		return;
+	gnu_slots(e, hash, &bloom, &bucket);
+	if (!deep) {
+		__builtin_prefetch(bloom);
+		__builtin_prefetch(bucket);
+		return;
+	}
+	i = *bucket;
+	if (i < e->gnu.symoffset || i >= e->dynsym_count || i - e->gnu.symoffset >= e->gnu.chain_words)
+		return;
+	__builtin_prefetch(&e->gnu.chain[i - e->gnu.symoffset]);
+	__builtin_prefetch(&e->dynsym[i]);
+	if (e->versym)
+		__builtin_prefetch(&e->versym[i]);
 }
 
 bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref)

@@ -163,6 +163,16 @@ uint32_t lo_elf_gnu_hash(const char *name);
 bool lo_elf_defines(const lo_elf *e, const lo_elf_undef *ref);
 
 /*
+ * A hint, with no effect on any answer: start bringing in what a
+ * lo_elf_defines of a name with this GNU hash reads first, the bloom
+ * filter's word and the hash bucket, or, when `deep` (once those are in),
+ * the chain and symbol the bucket points to. A module's lookups land at
+ * random places in its libraries' tables: asked a few symbols ahead, the
+ * CPU waits on several of them at once instead of one after another.
+ */
+void lo_elf_prefetch(const lo_elf *e, uint32_t hash, bool deep);
+
+/*
  * Call fn with the GNU hash of the name of every symbol the object defines,
  * whatever its type, binding or version: a superset of the names
  * lo_elf_defines can find, for a filter over several objects.
