@@ -267,6 +267,39 @@ static void test_same_library_two_scopes(void **state)
 }
 
 /*
+ * The same across more scopes: libmid binds in five, each with its own
+ * copy of libdep (five objects: the provider its remembered binding names
+ * is missing from the next four), then meets the copy lacking f, then the
+ * first scope again. Only the scope without f fails.
+ */
+static void test_library_bound_in_many_scopes(void **state)
+{
+	static const char *const order[] = { "top1.so", "top2.so", "top3.so", "top4.so",
+					     "top5.so", "top_b.so", "top1.so" };
+	char *s;
+	int i;
+
+	put("dep_full.c", "int f(void) { return 1; } int g(void) { return 2; }\n");
+	put("dep_less.c", "int g(void) { return 2; }\n");
+	put("mid.c", "int f(void); int mid(void) { return f(); }\n");
+	put("top.c", "int g(void); int mid(void); int top(void) { return g() + mid(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libdep.so dep_full.c -Wl,-soname,libdep.so && "
+	   "cc -shared -fPIC -o b/libdep.so dep_less.c -Wl,-soname,libdep.so && "
+	   "cc -shared -fPIC -o c/libmid.so mid.c -La -ldep", work);
+	for (i = 1; i <= 5; i++)
+		sh("cd '%s' && mkdir -p d%d && cc -shared -fPIC -o d%d/libdep.so dep_full.c "
+		   "-Wl,-soname,libdep.so && cc -shared -fPIC -o top%d.so top.c -La -Lc -ldep -lmid "
+		   "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/d%d:$ORIGIN/c'",
+		   work, i, i, i, i);
+	sh("cd '%s' && cc -shared -fPIC -o top_b.so top.c -La -Lc -ldep -lmid "
+	   "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/b:$ORIGIN/c'", work);
+
+	s = load_each(order, sizeof(order) / sizeof(order[0]));
+	assert_string_equal(s, "top1.so: top2.so: top3.so: top4.so: top5.so: top_b.so:f top1.so:");
+	free(s);
+}
+
+/*
  * A library read for one load shrinks on disk before the next load looks
  * symbols up in it (cp over it in place): the second load must say which
  * file changed rather than judge from the zeros, and the run goes on.
@@ -505,6 +538,7 @@ int main(void)
 		cmocka_unit_test_setup(test_weak_undefined, setup),
 		cmocka_unit_test_setup(test_cache_takes_supported_hwcaps_copy, setup),
 		cmocka_unit_test_setup(test_same_library_two_scopes, setup),
+		cmocka_unit_test_setup(test_library_bound_in_many_scopes, setup),
 		cmocka_unit_test_setup(test_library_shrinks_between_loads, setup),
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
