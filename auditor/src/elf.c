@@ -169,8 +169,10 @@ void lo_elf_release_many(const lo_elf *const *objs, size_t n)
 
 size_t lo_elf_table_bytes(const lo_elf *e)
 {
-	/* the mapping, which is all that a release gives back */
-	return e->map ? lo_fmap_size(e->map) : 0;
+	/* tables that overlap (a crafted file) count once at most */
+	if (!e->map)
+		return 0;
+	return e->table_bytes < lo_fmap_size(e->map) ? e->table_bytes : lo_fmap_size(e->map);
 }
 
 bool lo_elf_changed(const lo_elf *e)

@@ -44,6 +44,7 @@ struct lo_elf {
 	 */
 	lo_fmap *map;
 	size_t map_off;
+	size_t table_bytes; /* of the tables in the mapping, gaps not counted */
 	size_t size; /* of the file */
 	Elf *elf;    /* libelf reading the file while lo_elf_open reads it, then NULL */
 	dev_t dev;

@@ -532,8 +532,11 @@ static int find_tables(lo_elf *e, table_scns *t)
 	return 0;
 }
 
-/* Widen [*lo, *hi) to hold section r, read in place; it must lie inside the file. */
-static int span_take(const lo_elf *e, const scn_ref *r, const char *what, size_t *lo, size_t *hi)
+/*
+ * Widen [*lo, *hi) to hold section r, read in place, and count its bytes;
+ * it must lie inside the file.
+ */
+static int span_take(lo_elf *e, const scn_ref *r, const char *what, size_t *lo, size_t *hi)
 {
 	if (!r->scn)
 		return 0;
@@ -543,6 +546,7 @@ static int span_take(const lo_elf *e, const scn_ref *r, const char *what, size_t
 				    "past the end of the file (%zu bytes)",
 				    what, e->name, (unsigned long long)r->sh.sh_size,
 				    (unsigned long long)r->sh.sh_offset, e->size);
+	e->table_bytes += r->sh.sh_size;
 	if (r->sh.sh_offset < *lo)
 		*lo = r->sh.sh_offset;
 	if (r->sh.sh_offset + r->sh.sh_size > *hi)
@@ -553,7 +557,9 @@ static int span_take(const lo_elf *e, const scn_ref *r, const char *what, size_t
 /*
  * Map the part of the file that holds the tables read in place: the
  * symbol, string, version and hash tables, next to each other near the
- * start of every object a linker makes. Not the whole file: the kernel
+ * start of every object a linker makes (patchelf moves those it rewrites
+ * to the end: the span then holds code that is mapped, never read, and
+ * not counted in table_bytes). Not the whole file: the kernel
  * maps the pages around each one read (64 KiB, fault-around), and these
  * stay resident until the mapping is released, so that a whole-file
  * mapping made every object cost its code's pages too. The headers and the

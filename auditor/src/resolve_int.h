@@ -51,15 +51,18 @@ typedef struct parsed {
  * The pages of the libraries that loads use stay in memory until released;
  * past a budget the least recently used are released, down to three
  * quarters of it, so memory grows with the largest libraries, not with the
- * tree. The libraries every load needs (a tree's own libLLVM, say) should
- * fit: released too soon they are read again and again (in the benchmark
- * tree they are 43 MB: a 32 MiB budget made the scan 1.5 times slower,
- * 16 MiB 2.7 times, measured when a release went down to half). So the
- * budget is this, or twice the largest object used so far, whichever is
- * more: one library larger than a fixed budget would otherwise be released
- * after every load that needs it.
+ * tree. Each object counts the bytes of its tables (lo_elf_table_bytes).
+ * The libraries every load needs (a tree's own libLLVM, say) should fit:
+ * released too soon they are read again and again. In the benchmark tree
+ * they are 43 MB; its peak and time by budget (2026-12-04, interleaved
+ * pairs against 48 MiB counted by mapping length, which patchelf'd copies
+ * inflated to twice 25 MB): 44 MiB the same peak and time, 40 MiB 4 MiB
+ * less at 1.02 times the time, 32 MiB 14 MiB less at 1.19 times, 24 MiB
+ * 19 MiB less at 1.53 times. So the budget is this, or twice the largest
+ * object used so far, whichever is more: one library larger than a fixed
+ * budget would otherwise be released after every load that needs it.
  */
-#define LO_RESIDENT_BUDGET ((size_t)48 << 20)
+#define LO_RESIDENT_BUDGET ((size_t)44 << 20)
 
 /* One file as the resolver has read it; cached by path. */
 typedef struct opened {

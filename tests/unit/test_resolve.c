@@ -405,6 +405,69 @@ static void test_library_larger_than_budget_stays_resident(void **state)
 	lo_resolver_free(r);
 }
 
+/*
+ * The budget counts a library's tables, not the span of file they lie
+ * across: patchelf (auditwheel, conda) moves the tables it rewrites to the
+ * end of the file, so that libpad's mapping spans its 16 MiB of data for
+ * a few hundred bytes of tables. Counted by the span, that one library
+ * made the budget 32 MiB (twice the largest), and the pages of every
+ * library read after it stayed. Counted by the tables, three libraries of
+ * 2,000 symbols read one after another are more than twice the largest:
+ * the oldest gives its pages back, the newest keeps them.
+ */
+static void test_budget_counts_tables_not_the_span(void **state)
+{
+	static const char *const order[] = { "mpad.so", "m1.so", "m2.so", "m3.so" };
+	lo_resolver_opts opts = { 0 };
+	char path[8192], lib[8192];
+	lo_buf src = LO_BUF_INIT;
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+	size_t i;
+	int k;
+
+	put("pad.c", "#include <stdio.h>\nstatic const char pad[16 << 20] = { 1 };\n"
+		     "const char *pad_at(int i) { puts(\"pad\"); return pad + i; }\n");
+	put("mpad.c", "const char *pad_at(int i); const char *m(void) { return pad_at(1); }\n");
+	/* a RUNPATH too long for the string table in place: patchelf writes a new one at the end */
+	sh("cd '%s' && cc -shared -fPIC -o a/libpad.so pad.c && "
+	   "patchelf --set-rpath /nowhere/%0200d a/libpad.so && "
+	   "cc -shared -fPIC -o mpad.so mpad.c -La -lpad -Wl,-rpath,'$ORIGIN/a'", work, 0);
+	for (k = 1; k <= 3; k++) {
+		lo_buf_clear(&src);
+		for (i = 0; i < 2000; i++)
+			lo_buf_printf(&src, "int big%d_function_with_a_long_name_%zu(void) { return %zu; }\n",
+				      k, i, i);
+		snprintf(path, sizeof(path), "big%d.c", k);
+		put(path, lo_buf_cstr(&src));
+		lo_buf_clear(&src);
+		lo_buf_printf(&src, "int big%d_function_with_a_long_name_7(void); int m(void) "
+				    "{ return big%d_function_with_a_long_name_7(); }\n", k, k);
+		snprintf(path, sizeof(path), "m%d.c", k);
+		put(path, lo_buf_cstr(&src));
+		sh("cd '%s' && cc -shared -fPIC -o a/libbig%d.so big%d.c && "
+		   "cc -shared -fPIC -o m%d.so m%d.c -La -lbig%d -Wl,-rpath,'$ORIGIN/a'",
+		   work, k, k, k, k, k);
+	}
+	lo_buf_dispose(&src);
+	opts.resident_budget = 64 << 10;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", work, order[i]);
+		assert_int_equal(lo_load_simulate(&l, r, h, path, 0, NULL, NULL), 0);
+		assert_true(lo_load_ok(l));
+		lo_load_free(l);
+	}
+	snprintf(lib, sizeof(lib), "%s/a/libbig1.so", work);
+	assert_int_equal(unit_rss_kib(NULL, lib), 0);
+	snprintf(lib, sizeof(lib), "%s/a/libbig3.so", work);
+	assert_true(unit_rss_kib(NULL, lib) > 0);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -542,6 +605,7 @@ int main(void)
 		cmocka_unit_test_setup(test_library_shrinks_between_loads, setup),
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
+		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,9 +81,12 @@ void lo_elf_release_many(const lo_elf *const *objs, size_t n);
 bool lo_elf_changed(const lo_elf *e);
 
 /*
- * The bytes of the object's mapping: its symbol, string, version and hash
- * tables, which lookups read. What stays in memory of an object between
- * two releases is at most this (and the few kilobytes parsed at open).
+ * The bytes of the object's symbol, string, version and hash tables in
+ * its mapping, which lookups read: what stays in memory of it between two
+ * releases, give or take the pages the kernel maps around each one read.
+ * Not the mapping's length: patchelf moves the tables it rewrites to the
+ * end of the file, and the mapping from the first to the last spans the
+ * code between (25 MB for 7 MB of tables in the bench tree's copies).
  */
 size_t lo_elf_table_bytes(const lo_elf *e);
 

@@ -60,7 +60,7 @@ typedef struct lo_resolver_opts {
 	/*
 	 * Bytes of library tables kept in memory between loads before the
 	 * least recently used are released (resolve.c); 0 means the default,
-	 * 48 MiB. Twice the largest library read so far, when that is more.
+	 * 44 MiB. Twice the largest library read so far, when that is more.
 	 */
 	size_t resident_budget;
 } lo_resolver_opts;
