@@ -234,6 +234,22 @@ static char *load_each(const char *const *rels, size_t n)
 }
 
 /*
+ * libmid (in c/) needs f from libdep: a/libdep.so defines it, b/libdep.so
+ * does not. The sources stay for the test to build more candidates:
+ * top.c needs g and mid, so that a candidate also needs libdep itself.
+ */
+static void build_scopes(void)
+{
+	put("dep_full.c", "int f(void) { return 1; } int g(void) { return 2; }\n");
+	put("dep_less.c", "int g(void) { return 2; }\n");
+	put("mid.c", "int f(void); int mid(void) { return f(); }\n");
+	put("top.c", "int g(void); int mid(void); int top(void) { return g() + mid(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libdep.so dep_full.c -Wl,-soname,libdep.so && "
+	   "cc -shared -fPIC -o b/libdep.so dep_less.c -Wl,-soname,libdep.so && "
+	   "cc -shared -fPIC -o c/libmid.so mid.c -La -ldep", work);
+}
+
+/*
  * One library, loaded by two candidates, bound in two scopes: it binds in
  * the first (its symbol comes from a/libdep.so) and not in the second
  * (b/libdep.so lacks it). A library is bound once per run only while its
@@ -245,13 +261,7 @@ static void test_same_library_two_scopes(void **state)
 	static const char *const ba[] = { "top_b.so", "top_a.so" };
 	char *s;
 
-	put("dep_full.c", "int f(void) { return 1; } int g(void) { return 2; }\n");
-	put("dep_less.c", "int g(void) { return 2; }\n");
-	put("mid.c", "int f(void); int mid(void) { return f(); }\n");
-	put("top.c", "int g(void); int mid(void); int top(void) { return g() + mid(); }\n");
-	sh("cd '%s' && cc -shared -fPIC -o a/libdep.so dep_full.c -Wl,-soname,libdep.so && "
-	   "cc -shared -fPIC -o b/libdep.so dep_less.c -Wl,-soname,libdep.so && "
-	   "cc -shared -fPIC -o c/libmid.so mid.c -La -ldep", work);
+	build_scopes();
 	/* RPATH, not RUNPATH: the loader searches it for libmid's needs too */
 	sh("cd '%s' && cc -shared -fPIC -o top_a.so top.c -La -Lc -ldep -lmid "
 	   "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/a:$ORIGIN/c'", work);
@@ -279,13 +289,7 @@ static void test_library_bound_in_many_scopes(void **state)
 	char *s;
 	int i;
 
-	put("dep_full.c", "int f(void) { return 1; } int g(void) { return 2; }\n");
-	put("dep_less.c", "int g(void) { return 2; }\n");
-	put("mid.c", "int f(void); int mid(void) { return f(); }\n");
-	put("top.c", "int g(void); int mid(void); int top(void) { return g() + mid(); }\n");
-	sh("cd '%s' && cc -shared -fPIC -o a/libdep.so dep_full.c -Wl,-soname,libdep.so && "
-	   "cc -shared -fPIC -o b/libdep.so dep_less.c -Wl,-soname,libdep.so && "
-	   "cc -shared -fPIC -o c/libmid.so mid.c -La -ldep", work);
+	build_scopes();
 	for (i = 1; i <= 5; i++)
 		sh("cd '%s' && mkdir -p d%d && cc -shared -fPIC -o d%d/libdep.so dep_full.c "
 		   "-Wl,-soname,libdep.so && cc -shared -fPIC -o top%d.so top.c -La -Lc -ldep -lmid "
@@ -369,6 +373,33 @@ static void test_candidate_cut_short_after_read(void **state)
 }
 
 /*
+ * WORK/a/lib<name>.so, defining 2,000 functions <name>_function_with_a_
+ * long_name_N (about 120 KB of tables), and WORK/<cand>.so calling one of
+ * them, found through its RPATH $ORIGIN/a.
+ */
+static void build_big(const char *name, const char *cand)
+{
+	lo_buf src = LO_BUF_INIT;
+	char file[256];
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		lo_buf_printf(&src, "int %s_function_with_a_long_name_%d(void) { return %d; }\n",
+			      name, i, i);
+	snprintf(file, sizeof(file), "%s.c", name);
+	put(file, lo_buf_cstr(&src));
+	lo_buf_clear(&src);
+	lo_buf_printf(&src, "int %s_function_with_a_long_name_7(void); int m(void) "
+			    "{ return %s_function_with_a_long_name_7(); }\n", name, name);
+	snprintf(file, sizeof(file), "%s.c", cand);
+	put(file, lo_buf_cstr(&src));
+	lo_buf_dispose(&src);
+	sh("cd '%s' && cc -shared -fPIC -o a/lib%s.so %s.c && "
+	   "cc -shared -fPIC -o %s.so %s.c -La -l%s -Wl,-rpath,'$ORIGIN/a'",
+	   work, name, name, cand, cand, name);
+}
+
+/*
  * A library larger than the budget for resident library pages stays in
  * memory after a load that used it: the budget is at least twice the
  * largest object, or each load needing it would release it and the next
@@ -378,20 +409,11 @@ static void test_library_larger_than_budget_stays_resident(void **state)
 {
 	lo_resolver_opts opts = { 0 };
 	char m[8192], big[8192];
-	lo_buf src = LO_BUF_INIT;
 	lo_resolver *r;
 	lo_host *h;
 	lo_load *l;
-	int i;
 
-	for (i = 0; i < 2000; i++)
-		lo_buf_printf(&src, "int big_function_with_a_long_name_%d(void) { return %d; }\n", i, i);
-	put("big.c", lo_buf_cstr(&src));
-	lo_buf_dispose(&src);
-	put("m.c", "int big_function_with_a_long_name_7(void); int m(void) "
-		   "{ return big_function_with_a_long_name_7(); }\n");
-	sh("cd '%s' && cc -shared -fPIC -o a/libbig.so big.c && "
-	   "cc -shared -fPIC -o m.so m.c -La -lbig -Wl,-rpath,'$ORIGIN/a'", work);
+	build_big("big", "m");
 	snprintf(m, sizeof(m), "%s/m.so", work);
 	snprintf(big, sizeof(big), "%s/a/libbig.so", work);
 	opts.resident_budget = 4096;
@@ -420,12 +442,10 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	static const char *const order[] = { "mpad.so", "m1.so", "m2.so", "m3.so" };
 	lo_resolver_opts opts = { 0 };
 	char path[8192], lib[8192];
-	lo_buf src = LO_BUF_INIT;
 	lo_resolver *r;
 	lo_host *h;
 	lo_load *l;
 	size_t i;
-	int k;
 
 	put("pad.c", "#include <stdio.h>\nstatic const char pad[16 << 20] = { 1 };\n"
 		     "const char *pad_at(int i) { puts(\"pad\"); return pad + i; }\n");
@@ -434,23 +454,9 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	sh("cd '%s' && cc -shared -fPIC -o a/libpad.so pad.c && "
 	   "patchelf --set-rpath /nowhere/%0200d a/libpad.so && "
 	   "cc -shared -fPIC -o mpad.so mpad.c -La -lpad -Wl,-rpath,'$ORIGIN/a'", work, 0);
-	for (k = 1; k <= 3; k++) {
-		lo_buf_clear(&src);
-		for (i = 0; i < 2000; i++)
-			lo_buf_printf(&src, "int big%d_function_with_a_long_name_%zu(void) { return %zu; }\n",
-				      k, i, i);
-		snprintf(path, sizeof(path), "big%d.c", k);
-		put(path, lo_buf_cstr(&src));
-		lo_buf_clear(&src);
-		lo_buf_printf(&src, "int big%d_function_with_a_long_name_7(void); int m(void) "
-				    "{ return big%d_function_with_a_long_name_7(); }\n", k, k);
-		snprintf(path, sizeof(path), "m%d.c", k);
-		put(path, lo_buf_cstr(&src));
-		sh("cd '%s' && cc -shared -fPIC -o a/libbig%d.so big%d.c && "
-		   "cc -shared -fPIC -o m%d.so m%d.c -La -lbig%d -Wl,-rpath,'$ORIGIN/a'",
-		   work, k, k, k, k, k);
-	}
-	lo_buf_dispose(&src);
+	build_big("big1", "m1");
+	build_big("big2", "m2");
+	build_big("big3", "m3");
 	opts.resident_budget = 64 << 10;
 	assert_int_equal(lo_resolver_new(&r, &opts), 0);
 	assert_int_equal(lo_host_new(&h, r, NULL), 0);
