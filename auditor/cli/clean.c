@@ -404,7 +404,7 @@ int lo_cmd_clean(int argc, char **argv)
 		rc = LO_EXIT_ERROR;
 out:
 	lo_clean_result_free(cr);
-	lo_scan_result_free(res);
+	lo_cli_leave_to_exit(res);
 	lo_tree_lock_free(lock);
 	lo_cli_opts_dispose(&o);
 	return rc;

@@ -51,6 +51,14 @@ int lo_cli_use_color(FILE *f)
 	return isatty(fileno(f));
 }
 
+static lo_scan_result *left_to_exit;
+
+void lo_cli_leave_to_exit(lo_scan_result *res)
+{
+	lo_scan_result_free(left_to_exit);
+	left_to_exit = res;
+}
+
 static void usage(FILE *out)
 {
 	size_t i;

@@ -85,7 +85,7 @@ int lo_cmd_scan(int argc, char **argv)
 			rc = LO_EXIT_FINDINGS;
 	}
 out:
-	lo_scan_result_free(res);
+	lo_cli_leave_to_exit(res);
 	lo_cli_opts_dispose(&o);
 	return rc;
 }

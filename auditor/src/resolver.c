@@ -282,6 +282,22 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 	free(release);
 }
 
+void lo_resolver_release(lo_resolver *r)
+{
+	const lo_elf **release = NULL;
+	size_t n = 0, cap = 0;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->oldest) {
+		lo_array_grow(&release, &cap, n + 1, sizeof(*release));
+		release[n++] = r->oldest->elf;
+		resident_unlink(r, r->oldest);
+	}
+	pthread_mutex_unlock(&r->lock);
+	lo_elf_release_many(release, n);
+	free(release);
+}
+
 /*
  * The directories of a path file (musl's /etc/ld-musl-ARCH.path: separated
  * by colons or newlines) into d->defaults; false when it cannot be read.

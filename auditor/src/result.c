@@ -7,6 +7,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/scan.h"
+#include "scan_int.h"
 
 const char *lo_kind_str(lo_kind k)
 {
@@ -68,6 +69,7 @@ void lo_scan_result_free(lo_scan_result *res)
 
 	if (!res)
 		return;
+	lo_scan_free(res->scan);
 	for (i = 0; i < res->file_count; i++)
 		lo_file_dispose(&res->files[i]);
 	free(res->files);

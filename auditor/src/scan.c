@@ -326,11 +326,14 @@ static int gather_root(scan *s, size_t i)
 	return 0;
 }
 
-static void scan_dispose(scan *s)
+void lo_scan_free(scan *s)
 {
 	size_t i;
 	unsigned w;
 
+	if (!s)
+		return;
+	lo_scan_result_free(s->res);
 	for (i = 0; i < s->item_count; i++) {
 		free(s->items[i].abs);
 		if (s->judged)
@@ -359,12 +362,13 @@ static void scan_dispose(scan *s)
 	for (i = 0; s->git && i < s->root_count; i++)
 		lo_git_free(s->git[i]);
 	free(s->git);
+	free(s);
 }
 
 int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
 		const lo_scan_opts *opts)
 {
-	scan s;
+	scan *s = lo_xcalloc(1, sizeof(*s));
 	lo_rules *own_rules = NULL;
 	lo_resolver_opts ropts;
 	size_t i;
@@ -372,33 +376,32 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	int err = 0;
 
 	*out = NULL;
-	memset(&s, 0, sizeof(s));
-	s.opts = opts;
-	s.jobs = opts && opts->jobs ? opts->jobs : cores > 0 ? (unsigned)cores : 1;
+	s->opts = opts;
+	s->jobs = opts && opts->jobs ? opts->jobs : cores > 0 ? (unsigned)cores : 1;
 	if (!root_count) {
 		err = lo_error_set(LO_EUSAGE, "no directory to scan");
 		goto out;
 	}
-	s.roots = lo_xcalloc(root_count, sizeof(char *));
+	s->roots = lo_xcalloc(root_count, sizeof(char *));
 	for (i = 0; i < root_count; i++) {
 		struct stat st;
 
-		if (!(s.roots[i] = realpath(roots[i], NULL))) {
+		if (!(s->roots[i] = realpath(roots[i], NULL))) {
 			err = lo_error_set_errno(LO_ERROR, errno, "cannot scan '%s'", roots[i]);
 			goto out;
 		}
-		s.root_count++;
-		if (stat(s.roots[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+		s->root_count++;
+		if (stat(s->roots[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
 			err = lo_error_set(LO_ERROR, "cannot scan '%s': not a directory", roots[i]);
 			goto out;
 		}
 	}
 	if (opts && opts->rules) {
-		s.rules = opts->rules;
+		s->rules = opts->rules;
 	} else {
-		if ((err = lo_rules_load_tree(&own_rules, s.roots[0], NULL, 0)) < 0)
+		if ((err = lo_rules_load_tree(&own_rules, s->roots[0], NULL, 0)) < 0)
 			goto out;
-		s.rules = own_rules;
+		s->rules = own_rules;
 	}
 	memset(&ropts, 0, sizeof(ropts));
 	if (opts) {
@@ -407,41 +410,47 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		/* the scanned trees are read where they are, the rest under --sysroot */
 		ropts.sysroot = opts->sysroot;
 		ropts.hwcaps = opts->hwcaps;
-		ropts.outside = (const char *const *)s.roots;
-		ropts.outside_count = s.root_count;
+		ropts.outside = (const char *const *)s->roots;
+		ropts.outside_count = s->root_count;
 	}
-	if ((err = lo_resolver_new(&s.resolver, &ropts)) < 0)
+	if ((err = lo_resolver_new(&s->resolver, &ropts)) < 0)
 		goto out;
-	s.hosts = lo_hosts_new(s.resolver, opts ? opts->python : NULL, opts ? opts->host : NULL);
-	s.lists = lo_xcalloc(s.jobs, sizeof(item_list));
-	s.res = lo_xcalloc(1, sizeof(*s.res));
-	s.res->root = common_root(s.roots, s.root_count);
-	s.res->roots = lo_xcalloc(s.root_count, sizeof(char *));
-	for (i = 0; i < s.root_count; i++)
-		s.res->roots[s.res->root_count++] = lo_xstrdup(s.roots[i]);
+	s->hosts = lo_hosts_new(s->resolver, opts ? opts->python : NULL, opts ? opts->host : NULL);
+	s->lists = lo_xcalloc(s->jobs, sizeof(item_list));
+	s->res = lo_xcalloc(1, sizeof(*s->res));
+	s->res->root = common_root(s->roots, s->root_count);
+	s->res->roots = lo_xcalloc(s->root_count, sizeof(char *));
+	for (i = 0; i < s->root_count; i++)
+		s->res->roots[s->res->root_count++] = lo_xstrdup(s->roots[i]);
 
-	s.bs = lo_xcalloc(s.root_count, sizeof(lo_buildsys *));
-	s.build_dirs = lo_xcalloc(s.root_count, sizeof(char *));
-	s.git = lo_xcalloc(s.root_count, sizeof(lo_git *));
-	s.res->origins = lo_xcalloc(s.root_count, sizeof(lo_scan_origin));
-	for (i = 0; i < s.root_count; i++)
-		if ((err = gather_root(&s, i)) < 0)
+	s->bs = lo_xcalloc(s->root_count, sizeof(lo_buildsys *));
+	s->build_dirs = lo_xcalloc(s->root_count, sizeof(char *));
+	s->git = lo_xcalloc(s->root_count, sizeof(lo_git *));
+	s->res->origins = lo_xcalloc(s->root_count, sizeof(lo_scan_origin));
+	for (i = 0; i < s->root_count; i++)
+		if ((err = gather_root(s, i)) < 0)
 			goto out;
-	if ((err = judge_all(&s)) < 0)
+	if ((err = judge_all(s)) < 0)
 		goto out;
-	lo_hosts_settle(s.hosts);
-	collect_files(&s);
-	for (i = 0; lo_hosts_note(s.hosts, i); i++)
-		add_note(s.res, lo_xstrdup(lo_hosts_note(s.hosts, i)));
-	add_rule_reasons(&s);
-	for (i = 0; i < s.res->file_count; i++)
-		s.res->summary.by_verdict[s.res->files[i].verdict]++;
-	s.res->summary.files = s.res->file_count;
-	*out = s.res;
-	s.res = NULL;
+	/* the state is kept as long as the result: its tables' pages need not be */
+	lo_resolver_release(s->resolver);
+	lo_hosts_settle(s->hosts);
+	collect_files(s);
+	for (i = 0; lo_hosts_note(s->hosts, i); i++)
+		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
+	add_rule_reasons(s);
+	for (i = 0; i < s->res->file_count; i++)
+		s->res->summary.by_verdict[s->res->files[i].verdict]++;
+	s->res->summary.files = s->res->file_count;
+	/* the state goes with the result; what it borrowed from the caller does not */
+	s->opts = NULL;
+	s->rules = NULL;
+	*out = s->res;
+	s->res->scan = s;
+	s->res = NULL;
+	s = NULL;
 out:
-	lo_scan_result_free(s.res);
 	lo_rules_free(own_rules);
-	scan_dispose(&s);
+	lo_scan_free(s);
 	return err;
 }

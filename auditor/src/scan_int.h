@@ -58,6 +58,9 @@ typedef struct scan {
 	lo_git **git;          /* per root: the repository holding it, or NULL */
 } scan;
 
+/* Free a scan's state (scan.c), which its result owns; NULL does nothing. */
+void lo_scan_free(scan *s);
+
 /*
  * Judge item `it` into `slot` (a slot left with a NULL path holds nothing):
  * its facts, the build's and git's records of it, its verdict. Called on

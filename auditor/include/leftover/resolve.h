@@ -67,6 +67,13 @@ typedef struct lo_resolver_opts {
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
 
+/*
+ * Let the kernel drop the pages of every library table the loads read
+ * (elf.h's lo_elf_release_many), host programs' own aside: for a caller
+ * done with loads that keeps the resolver, and its memory, a while longer.
+ */
+void lo_resolver_release(lo_resolver *r);
+
 /* Are the loader's absolute paths read under a --sysroot? */
 bool lo_resolver_in_sysroot(const lo_resolver *r);
 

@@ -80,6 +80,7 @@ typedef struct lo_scan_result {
 	size_t note_count, note_cap;
 	lo_scan_origin *origins; /* one per root that is a build tree with a known source */
 	size_t origin_count;
+	struct scan *scan; /* private: what the scan itself used, freed with the result */
 } lo_scan_result;
 
 typedef struct lo_scan_opts {
@@ -100,7 +101,10 @@ typedef struct lo_scan_opts {
 /*
  * Scan `roots`. Returns 0 with *out set (problems with single files are
  * findings in it), or a negative code with a message when a root cannot be
- * read or a host cannot be set up.
+ * read or a host cannot be set up. What the scan used (the libraries'
+ * mapped tables above all) is kept until the result is freed: a program
+ * about to exit may leave both to the kernel, which drops them at once
+ * instead of one mapping after another.
  */
 int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
 		const lo_scan_opts *opts);
