@@ -276,9 +276,19 @@ static json_t *reason_json(const lo_reason *r)
  * json_dumpf hands each token and string piece to its own fwrite: half a
  * million calls, each taking the stream's lock, for a tree of 3,000
  * candidates. They are gathered here and written a block at a time.
+ *
+ * The document is written a member and a file at a time, not built whole
+ * first: built whole it held a JSON object per candidate (a few MB at the
+ * bench tree's scale 4) on top of the scan. Each value is dumped by
+ * jansson as if at the top, and the sink indents its lines by `depth` to
+ * where the value sits, so the text is what one json_dump of the whole
+ * document writes.
  */
+#define JSON_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY)
+
 typedef struct json_sink {
 	FILE *out;
+	unsigned depth; /* spaces after each line break of the value being dumped */
 	size_t len;
 	char block[1 << 16];
 } json_sink;
@@ -291,10 +301,8 @@ static int json_sink_flush(json_sink *s)
 	return fwrite(s->block, 1, n, s->out) == n ? 0 : -1;
 }
 
-static int json_sink_add(const char *data, size_t size, void *payload)
+static int json_sink_put(json_sink *s, const char *data, size_t size)
 {
-	json_sink *s = payload;
-
 	if (size > sizeof(s->block) - s->len) {
 		if (json_sink_flush(s) < 0)
 			return -1;
@@ -306,78 +314,142 @@ static int json_sink_add(const char *data, size_t size, void *payload)
 	return 0;
 }
 
-int lo_report_write_json(FILE *out, const lo_scan_result *res)
+static int json_sink_puts(json_sink *s, const char *text)
 {
-	json_sink *sink;
-	json_t *doc = json_object(), *files = json_array(), *sum = json_object();
-	size_t i, j;
+	return json_sink_put(s, text, strlen(text));
+}
+
+/* json_dump_callback's writer: a line break (never inside a string: escaped there) is indented. */
+static int json_sink_add(const char *data, size_t size, void *payload)
+{
+	static const char spaces[] = "        ";
+	json_sink *s = payload;
+	const char *nl;
+
+	while (s->depth && (nl = memchr(data, '\n', size))) {
+		size_t n = (size_t)(nl - data) + 1;
+
+		if (json_sink_put(s, data, n) < 0 ||
+		    json_sink_put(s, spaces, s->depth < sizeof(spaces) ? s->depth : sizeof(spaces) - 1) < 0)
+			return -1;
+		data += n;
+		size -= n;
+	}
+	return json_sink_put(s, data, size);
+}
+
+/* Dump v as a value `depth` levels into the document. Takes v. */
+static int json_sink_value(json_sink *s, json_t *v, unsigned depth)
+{
 	int rc;
 
-	json_object_set_new(doc, "leftover", json_integer(1));
-	set_path(doc, "root", res->root);
-	for (i = 0; i < res->file_count; i++) {
-		const lo_file *f = &res->files[i];
-		json_t *o = json_object(), *reasons = json_array();
+	s->depth = depth;
+	rc = json_dump_callback(v, json_sink_add, s, JSON_FLAGS);
+	s->depth = 0;
+	json_decref(v);
+	return rc;
+}
 
-		set_path(o, "path", f->path);
-		if (f->target)
-			set_path(o, "target", f->target);
-		json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
-		json_object_set_new(o, "loads", jtri(f->loads));
-		json_object_set_new(o, "orphan", jtri(f->orphan));
-		json_object_set_new(o, "tracked", jtri(f->tracked));
-		json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
-		json_object_set_new(o, "host", jstr(f->host));
-		json_object_set_new(o, "host_rule", jstr(f->host_rule));
-		json_object_set_new(o, "arch", jstr(f->arch));
-		for (j = 0; j < f->reason_count; j++)
-			json_array_append_new(reasons, reason_json(&f->reasons[j]));
-		json_object_set_new(o, "reasons", reasons);
-		json_array_append_new(files, o);
+/* Write obj's members as the document's own; `more`: members follow them. Takes obj. */
+static int json_sink_members(json_sink *s, json_t *obj, bool more)
+{
+	size_t left = json_object_size(obj);
+	const char *key;
+	json_t *v;
+	int rc = 0;
+
+	json_object_foreach(obj, key, v) {
+		if (rc < 0 || json_sink_puts(s, " \"") < 0 || json_sink_puts(s, key) < 0 ||
+		    json_sink_puts(s, "\": ") < 0 || json_sink_value(s, json_incref(v), 1) < 0 ||
+		    json_sink_puts(s, --left || more ? ",\n" : "\n") < 0)
+			rc = -1;
 	}
-	json_object_set_new(doc, "files", files);
-	{
-		json_t *notes = json_array();
+	json_decref(obj);
+	return rc;
+}
 
-		for (i = 0; i < res->note_count; i++)
-			json_array_append_new(notes, jstr(res->notes[i]));
-		json_object_set_new(doc, "notes", notes);
+static json_t *file_json(const lo_file *f)
+{
+	json_t *o = json_object(), *reasons = json_array();
+	size_t j;
+
+	set_path(o, "path", f->path);
+	if (f->target)
+		set_path(o, "target", f->target);
+	json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
+	json_object_set_new(o, "loads", jtri(f->loads));
+	json_object_set_new(o, "orphan", jtri(f->orphan));
+	json_object_set_new(o, "tracked", jtri(f->tracked));
+	json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
+	json_object_set_new(o, "host", jstr(f->host));
+	json_object_set_new(o, "host_rule", jstr(f->host_rule));
+	json_object_set_new(o, "arch", jstr(f->arch));
+	for (j = 0; j < f->reason_count; j++)
+		json_array_append_new(reasons, reason_json(&f->reasons[j]));
+	json_object_set_new(o, "reasons", reasons);
+	return o;
+}
+
+/* The members after "files": notes, trees, summary. */
+static json_t *tail_json(const lo_scan_result *res)
+{
+	json_t *doc = json_object(), *notes = json_array(), *trees = json_array();
+	json_t *sum = json_object();
+	size_t i;
+
+	for (i = 0; i < res->note_count; i++)
+		json_array_append_new(notes, jstr(res->notes[i]));
+	json_object_set_new(doc, "notes", notes);
+	for (i = 0; i < res->origin_count; i++) {
+		const lo_scan_origin *og = &res->origins[i];
+		json_t *t = json_object(), *last = json_null();
+
+		set_path(t, "build", og->build);
+		set_path(t, "source", og->source);
+		json_object_set_new(t, "commit", jstr(og->commit));
+		json_object_set_new(t, "branch", jstr(og->branch));
+		json_object_set_new(t, "dirty", og->commit ? json_boolean(og->dirty) : json_null());
+		if (og->last_commit)
+			last = json_pack("{s:o, s:o, s:o}", "commit", jstr(og->last_commit),
+					 "branch", jstr(og->last_branch), "time",
+					 jstr(og->last_time));
+		json_object_set_new(t, "previous", last);
+		json_array_append_new(trees, t);
 	}
-	{
-		json_t *trees = json_array();
-
-		for (i = 0; i < res->origin_count; i++) {
-			const lo_scan_origin *og = &res->origins[i];
-			json_t *t = json_object(), *last = json_null();
-
-			set_path(t, "build", og->build);
-			set_path(t, "source", og->source);
-			json_object_set_new(t, "commit", jstr(og->commit));
-			json_object_set_new(t, "branch", jstr(og->branch));
-			json_object_set_new(t, "dirty", og->commit ? json_boolean(og->dirty) : json_null());
-			if (og->last_commit)
-				last = json_pack("{s:o, s:o, s:o}", "commit", jstr(og->last_commit),
-						 "branch", jstr(og->last_branch), "time",
-						 jstr(og->last_time));
-			json_object_set_new(t, "previous", last);
-			json_array_append_new(trees, t);
-		}
-		json_object_set_new(doc, "trees", trees);
-	}
+	json_object_set_new(doc, "trees", trees);
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
 	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
 	for (i = 0; i <= LO_VERDICT_UNJUDGED; i++)
 		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
 				    json_integer((json_int_t)res->summary.by_verdict[i]));
 	json_object_set_new(doc, "summary", sum);
-	sink = lo_xmalloc(sizeof(*sink));
+	return doc;
+}
+
+int lo_report_write_json(FILE *out, const lo_scan_result *res)
+{
+	json_sink *sink = lo_xmalloc(sizeof(*sink));
+	json_t *head = json_object();
+	size_t i;
+	int rc;
+
 	sink->out = out;
+	sink->depth = 0;
 	sink->len = 0;
-	rc = json_dump_callback(doc, json_sink_add, sink, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	if (json_sink_flush(sink) < 0)
-		rc = -1;
+	json_object_set_new(head, "leftover", json_integer(1));
+	set_path(head, "root", res->root);
+	/* each call below is made whatever the last returned (they take their values): -1 sticks */
+	rc = json_sink_puts(sink, "{\n");
+	rc |= json_sink_members(sink, head, true);
+	rc |= json_sink_puts(sink, " \"files\": [");
+	for (i = 0; i < res->file_count && rc >= 0; i++) {
+		rc |= json_sink_puts(sink, i ? ",\n  " : "\n  ");
+		rc |= json_sink_value(sink, file_json(&res->files[i]), 2);
+	}
+	rc |= json_sink_puts(sink, res->file_count ? "\n ],\n" : "],\n");
+	rc |= json_sink_members(sink, tail_json(res), false);
+	rc |= json_sink_puts(sink, "}\n");
+	rc |= json_sink_flush(sink);
 	free(sink);
-	fputc('\n', out);
-	json_decref(doc);
 	return rc < 0 || ferror(out) ? -1 : 0;
 }
