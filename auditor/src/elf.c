@@ -135,8 +135,15 @@ fail:
 
 void lo_elf_free(lo_elf *e)
 {
+	lo_fmap_free(lo_elf_free_keep_map(e));
+}
+
+lo_fmap *lo_elf_free_keep_map(lo_elf *e)
+{
+	lo_fmap *map;
+
 	if (!e)
-		return;
+		return NULL;
 	free(e->needed);
 	free(e->verdefs.names);
 	free(e->verneeds);
@@ -147,9 +154,10 @@ void lo_elf_free(lo_elf *e)
 	free(e->sysv_hash_own);
 	if (e->elf)
 		elf_end(e->elf);
-	lo_fmap_free(e->map);
+	map = e->map;
 	free(e->name);
 	free(e);
+	return map;
 }
 
 void lo_elf_release_many(const lo_elf *const *objs, size_t n)
@@ -183,6 +191,18 @@ bool lo_elf_changed(const lo_elf *e)
 	return (e->map && lo_fmap_shrank(e->map)) ||
 	       (stat(e->name, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino &&
 		changed_since(e, &st));
+}
+
+lo_elf_stamp lo_elf_stamp_of(const lo_elf *e)
+{
+	return (lo_elf_stamp){ e->dev, e->ino, e->size, e->mtime, e->ctime };
+}
+
+bool lo_elf_stamp_equal(const lo_elf_stamp *a, const lo_elf_stamp *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
 dev_t lo_elf_dev(const lo_elf *e) { return e->dev; }

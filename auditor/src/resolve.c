@@ -174,17 +174,22 @@ static size_t find_loaded(const proc *p, const char *name)
 	return NONE;
 }
 
-static size_t find_loaded_elf(const proc *p, const lo_elf *e)
+/*
+ * The object of entry obj (one inode), as ld.so finds an object already
+ * loaded by its file's identity. By entry, not lo_elf: an object let go
+ * and read again while a load runs is the same object.
+ */
+static size_t find_loaded_obj(const proc *p, const parsed *obj)
 {
 	size_t i;
 
 	for (i = 0; i < p->count; i++)
-		if (p->objs[i].elf == e)
+		if (p->objs[i].obj == obj)
 			return i;
 	return NONE;
 }
 
-static size_t add_object(proc *p, const opened *f, const char *path, const char *origin,
+static size_t add_object(proc *p, const got *f, const char *path, const char *origin,
 			 const char *name, size_t loader)
 {
 	lobj *o;
@@ -247,10 +252,10 @@ static size_t map_closure(proc *p, size_t start)
 			lo_buf_clear(&tried);
 			res = lo_resolve_search(p, i, &lk);
 			if (res == TRY_FOUND) {
-				if (find_loaded_elf(p, lk.found->elf) != NONE)
+				if (find_loaded_obj(p, lk.found.obj) != NONE)
 					lk.via = LO_VIA_ALREADY;
 				else
-					add_object(p, lk.found, lk.path, NULL, name, i);
+					add_object(p, &lk.found, lk.path, NULL, name, i);
 				trace_object(p, name, lk.path, i, lk.via, lk.via_detail, &tried,
 					     p->objs[i].depth + 1);
 			} else if (res == TRY_FATAL) {
@@ -302,13 +307,13 @@ static size_t check_versions(proc *p)
 	return p->problem_count - before;
 }
 
-/* Is `e` in the scope, other than as object `self`? */
-static bool in_scope(const proc *p, size_t self, const lo_elf *e)
+/* Is `obj` in the scope, other than as object `self`? */
+static bool in_scope(const proc *p, size_t self, const parsed *obj)
 {
 	size_t k;
 
 	for (k = 0; k < p->count; k++)
-		if (k != self && p->objs[k].elf == e)
+		if (k != self && p->objs[k].obj == obj)
 			return true;
 	return false;
 }
@@ -328,7 +333,7 @@ static bool bound_before(const proc *p, size_t i)
 }
 
 /* Remember that object i bound completely with these providers; the first load to do so wins. */
-static void remember_binding(const proc *p, size_t i, const lo_elf *const *by, size_t count)
+static void remember_binding(const proc *p, size_t i, const parsed *const *by, size_t count)
 {
 	binding *b, *none = NULL;
 
@@ -414,7 +419,7 @@ static size_t fetch_block(const proc *p, const lo_elf *e, size_t *cursor, lo_elf
 static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 {
 	size_t i, j, k;
-	const lo_elf **by = NULL;
+	const parsed **by = NULL;
 	size_t by_count, by_cap = 0;
 	size_t *order = NULL;
 
@@ -434,7 +439,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 			continue;
 		by_count = 0;
 		for (j = 0, n = 0;; j++) {
-			const lo_elf *provider = NULL;
+			const parsed *provider = NULL;
 
 			if (j == n) { /* the next block, asked for ahead */
 				n = j + fetch_block(p, e, &cursor, block, order);
@@ -445,7 +450,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 			u = &block[j - first];
 			k = find_provider(p, i, u, order);
 			if (k != NONE)
-				provider = p->objs[k].elf;
+				provider = p->objs[k].obj;
 			if (p->trace) {
 				lo_trace_symbol *t;
 
@@ -503,18 +508,18 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 static int host_preload(lo_host *h, const char *path)
 {
 	proc *p = &h->p;
-	const opened *o = lo_resolver_open(p->r, path);
+	got o = lo_resolver_open(p->r, path, true);
 	size_t k;
 
-	if (!o->elf)
-		return lo_error_set(o->err, "host program '%s' loads '%s' first, which cannot be "
-				    "used: %s", h->name, path, o->msg);
-	if (lo_target_of(o->elf) != p->target)
+	if (!o.elf)
+		return lo_error_set(o.err, "host program '%s' loads '%s' first, which cannot be "
+				    "used: %s", h->name, path, o.msg);
+	if (lo_target_of(o.elf) != p->target)
 		return lo_error_set(LO_EINVALID, "host program '%s' loads '%s' first, which is not "
 				    "an object of its machine (%s)", h->name, path, p->target->name);
-	if (find_loaded_elf(p, o->elf) != NONE)
+	if (find_loaded_obj(p, o.obj) != NONE)
 		return 0;
-	k = add_object(p, o, path, NULL, NULL, p->main);
+	k = add_object(p, &o, path, NULL, NULL, p->main);
 	map_closure(p, k);
 	return 0;
 }
@@ -530,32 +535,33 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 
 	*out = NULL;
 	p->r = r;
+	p->keep = true;
 	p->main = NONE;
 	p->target = target;
 	if (program) {
-		const opened *o = lo_resolver_open(r, program);
+		got o = lo_resolver_open(r, program, true);
 		char *real, *origin;
 
-		if (!o->elf) {
-			err = lo_error_set(o->err, "cannot use host program: %s%s", o->msg,
-					   o->err == LO_ENOTELF
+		if (!o.elf) {
+			err = lo_error_set(o.err, "cannot use host program: %s%s", o.msg,
+					   o.err == LO_ENOTELF
 						   ? " (a script or shim, not the program itself?)"
 						   : "");
 			goto fail;
 		}
-		p->target = lo_target_of(o->elf);
+		p->target = lo_target_of(o.elf);
 		if (!p->target) {
 			err = lo_error_set(LO_EINVALID,
 					   "host program '%s' is an ELF program for machine %d (%s), "
 					   "whose loader leftover does not model", program,
-					   lo_elf_machine(o->elf), lo_resolve_class_name(o->elf));
+					   lo_elf_machine(o.elf), lo_resolve_class_name(o.elf));
 			goto fail;
 		}
 		p->dirs = lo_resolver_dirs(r, p->target);
 		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
 		real = realpath(program, NULL);
 		origin = lo_resolve_dirname(real ? real : program);
-		p->main = add_object(p, o, program, origin, NULL, NONE);
+		p->main = add_object(p, &o, program, origin, NULL, NONE);
 		free(real);
 		free(origin);
 		h->name = lo_xstrdup(program);
@@ -576,7 +582,7 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 			free(lk.fatal);
 			goto fail;
 		}
-		add_object(p, lk.found, lk.path, NULL, target->libc, NONE);
+		add_object(p, &lk.found, lk.path, NULL, target->libc, NONE);
 		free(lk.path);
 		h->name = target == lo_target_native() ? lo_xstrdup("(C program)")
 							: lo_resolve_fmt("(%s C program)", target->arch);
@@ -644,7 +650,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 {
 	lo_load *l = lo_xcalloc(1, sizeof(*l));
 	proc *p = &l->p;
-	const opened *o;
+	got o;
 	size_t k;
 
 	p->r = r;
@@ -659,36 +665,36 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	p->count = p->first_new = host->p.count;
 	*out = l;
 
-	o = lo_resolver_open(r, path);
-	if (!o->elf) {
+	o = lo_resolver_open(r, path, false);
+	if (!o.elf) {
 		add_problem(p, LO_PROBLEM_UNREADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
-			    lo_xstrdup(o->msg));
+			    lo_xstrdup(o.msg));
 		return 0;
 	}
-	l->elf = o->elf;
-	if (lo_elf_class(o->elf) != p->target->elf_class ||
-	    lo_elf_data(o->elf) != p->target->elf_data ||
-	    lo_elf_machine(o->elf) != p->target->machine || !lo_elf_has_tables(o->elf)) {
+	l->elf = o.elf;
+	if (lo_elf_class(o.elf) != p->target->elf_class ||
+	    lo_elf_data(o.elf) != p->target->elf_data ||
+	    lo_elf_machine(o.elf) != p->target->machine || !lo_elf_has_tables(o.elf)) {
 		add_problem(p, LO_PROBLEM_WRONG_CLASS, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
-			    lo_elf_class(o->elf) != p->target->elf_class
-				    ? lo_resolve_fmt("wrong ELF class: %s", lo_resolve_class_name(o->elf))
+			    lo_elf_class(o.elf) != p->target->elf_class
+				    ? lo_resolve_fmt("wrong ELF class: %s", lo_resolve_class_name(o.elf))
 				    : lo_resolve_fmt("ELF machine %d, byte order %d: not an %s object",
-					  lo_elf_machine(o->elf), lo_elf_data(o->elf),
+					  lo_elf_machine(o.elf), lo_elf_data(o.elf),
 					  p->target->arch));
 		return 0;
 	}
-	if (lo_elf_type(o->elf) != ET_DYN || lo_elf_is_pie(o->elf)) {
+	if (lo_elf_type(o.elf) != ET_DYN || lo_elf_is_pie(o.elf)) {
 		add_problem(p, LO_PROBLEM_NOT_LOADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
-			    lo_resolve_fmt(lo_elf_type(o->elf) == ET_REL ? "a relocatable object (.o), not a shared object"
+			    lo_resolve_fmt(lo_elf_type(o.elf) == ET_REL ? "a relocatable object (.o), not a shared object"
 				: "an executable, which dlopen refuses"));
 		return 0;
 	}
 	/* dlopen of an object already in the process returns it. */
-	if ((k = find_loaded_elf(p, o->elf)) != NONE) {
+	if ((k = find_loaded_obj(p, o.obj)) != NONE) {
 		trace_object(p, path, p->objs[k].path, NONE, LO_VIA_ALREADY, NULL, NULL, 0);
 		return 0;
 	}
-	add_object(p, o, path, NULL, NULL, p->main);
+	add_object(p, &o, path, NULL, NULL, p->main);
 	p->objs[p->count - 1].depth = 0;
 	trace_object(p, path, path, NONE, LO_VIA_CANDIDATE, NULL, NULL, 0);
 	if (!map_closure(p, p->first_new) && !check_versions(p))

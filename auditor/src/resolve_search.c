@@ -22,24 +22,11 @@ const char *lo_resolve_class_name(const lo_elf *e)
 }
 
 /*
- * One candidate path, as open_verify judges it: a file of the wrong class
- * or machine is passed over, one ld.so cannot map stops the load.
+ * The object read at `path`, as open_verify judges it: a file of the wrong
+ * class or machine is passed over, one ld.so cannot map stops the load.
  */
-static enum try_result try_file(proc *p, const char *path, lookup *lk)
+static enum try_result judge_file(proc *p, const char *path, const lo_elf *e, lookup *lk)
 {
-	const opened *o = lo_resolver_open(p->r, path);
-	const lo_elf *e = o->elf;
-
-	if (!e && o->err == LO_ERROR && (o->errnum == ENOENT || o->errnum == ENOTDIR ||
-					 o->errnum == EACCES)) {
-		if (lk->tried)
-			lo_buf_printf(lk->tried, "%s: %s\n", path, strerror(o->errnum));
-		return TRY_NEXT;
-	}
-	if (!e) {
-		lk->fatal = lo_resolve_fmt("%s", o->msg);
-		return TRY_FATAL;
-	}
 	if (lo_elf_class(e) != p->target->elf_class) {
 		if (lk->tried)
 			lo_buf_printf(lk->tried, "%s: wrong ELF class %s, skipped\n", path,
@@ -67,8 +54,29 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 					: "only ET_DYN and ET_EXEC can be loaded");
 		return TRY_FATAL;
 	}
-	lk->found = o;
 	return TRY_FOUND;
+}
+
+/* One candidate path: read and judged; a file that is not there is passed over. */
+static enum try_result try_file(proc *p, const char *path, lookup *lk)
+{
+	got o = lo_resolver_open(p->r, path, p->keep);
+	const lo_elf *e = o.elf;
+	enum try_result res;
+
+	if (!e && o.err == LO_ERROR && (o.errnum == ENOENT || o.errnum == ENOTDIR ||
+					o.errnum == EACCES)) {
+		if (lk->tried)
+			lo_buf_printf(lk->tried, "%s: %s\n", path, strerror(o.errnum));
+		return TRY_NEXT;
+	}
+	if (!e) {
+		lk->fatal = lo_resolve_fmt("%s", o.msg);
+		return TRY_FATAL;
+	}
+	if ((res = judge_file(p, path, e, lk)) == TRY_FOUND)
+		lk->found = o;
+	return res;
 }
 
 /*

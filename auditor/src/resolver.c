@@ -32,6 +32,9 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
+	r->kept_max = opts && opts->kept_objects ? opts->kept_objects : LO_KEPT_OBJECTS;
+	atomic_init(&r->epoch, 1);
+	atomic_init(&r->retired_next, LO_RETIRED_BATCH);
 	for (i = 0; opts && i < opts->library_path_count; i++)
 		if (opts->library_path[i][0])
 			lo_strv_add_unique(&r->llp, &r->llp_count, &cap, opts->library_path[i]);
@@ -77,6 +80,8 @@ static void free_parsed(void *v)
 	parsed *o = v;
 
 	lo_elf_free(o->elf);
+	free(o->path);
+	free(o->gone);
 	free(atomic_load(&o->bound));
 	free(o);
 }
@@ -100,6 +105,20 @@ void lo_resolver_free(lo_resolver *r)
 	lo_strv_free(r->outside, r->outside_count);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
+	for (i = 0; i < r->retired_count; i++)
+		lo_elf_free(r->retired[i].elf);
+	free(r->retired);
+	free(r->ring);
+	free(r->ring_used);
+	for (i = 0; i < r->parked_count; i++)
+		lo_fmap_free(r->parked[i]);
+	free(r->parked);
+	while (r->workers) {
+		lo_resolver_worker *w = r->workers;
+
+		r->workers = w->next;
+		free(w);
+	}
 	for (i = 0; i < LO_RESOLVER_TARGETS; i++)
 		lo_map_free(r->hwcap_dirs[i], NULL);
 	pthread_cond_destroy(&r->ready);
@@ -169,6 +188,9 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
 		found = lo_xcalloc(1, sizeof(*found));
 		found->elf = e;
+		found->path = lo_xstrdup(path);
+		found->ring_at = NONE;
+		found->stamp = lo_elf_stamp_of(e);
 		found->bytes = lo_elf_table_bytes(e);
 		e = NULL;
 		lo_map_put(r->by_inode, key, found);
@@ -176,44 +198,6 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	pthread_mutex_unlock(&r->lock);
 	lo_elf_free(e);
 	o->obj = found;
-}
-
-/*
- * The file at `path`, read once per run. The first thread to ask reads it;
- * the others wait for that, not for every other file being read.
- */
-const opened *lo_resolver_open(lo_resolver *r, const char *path)
-{
-	opened *o;
-
-	pthread_mutex_lock(&r->lock);
-	if ((o = lo_map_get(r->by_path, path, NULL))) {
-		while (!o->ready)
-			pthread_cond_wait(&r->ready, &r->lock);
-		pthread_mutex_unlock(&r->lock);
-		return o;
-	}
-	o = lo_xcalloc(1, sizeof(*o));
-	lo_map_put(r->by_path, path, o);
-	pthread_mutex_unlock(&r->lock);
-
-	resolver_read_into(r, path, o);
-	o->elf = o->obj ? o->obj->elf : NULL;
-	pthread_mutex_lock(&r->lock);
-	o->ready = true;
-	pthread_cond_broadcast(&r->ready);
-	pthread_mutex_unlock(&r->lock);
-	return o;
-}
-
-int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
-{
-	const opened *o = lo_resolver_open(r, path);
-
-	*out = o->elf;
-	if (o->elf)
-		return 0;
-	return lo_error_set(o->err, "%s", o->msg);
 }
 
 /* ---- memory --------------------------------------------------------------- */
@@ -296,6 +280,230 @@ void lo_resolver_release(lo_resolver *r)
 	pthread_mutex_unlock(&r->lock);
 	lo_elf_release_many(release, n);
 	free(release);
+}
+
+/* ---- objects let go and read again ------------------------------------- */
+
+/*
+ * Read obj's file again, outside the lock, after its lo_elf was let go.
+ * It must be the file first read, unchanged: else the object is gone for
+ * the rest of the run, and every load needing it fails (elf.h: a changed
+ * file never makes a load pass).
+ */
+static lo_elf *read_again(const lo_resolver *r, parsed *obj)
+{
+	lo_elf *e = NULL;
+	lo_elf_stamp now;
+	int err, fd;
+
+	if (r->root) {
+		fd = lo_resolver_open_fd(r, obj->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		err = fd < 0 ? lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", obj->path)
+			     : lo_elf_open_fd(&e, fd, obj->path);
+	} else {
+		err = lo_elf_open(&e, AT_FDCWD, obj->path, obj->path, true);
+	}
+	if (err < 0) {
+		obj->gone = lo_xstrdup(lo_error_last());
+		return NULL;
+	}
+	now = lo_elf_stamp_of(e);
+	if (!lo_elf_stamp_equal(&now, &obj->stamp)) {
+		lo_error_set(LO_EINVALID, "cannot read '%s' again: the file changed since the "
+			     "scan first read it", obj->path);
+		obj->gone = lo_xstrdup(lo_error_last());
+		lo_elf_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* Let go of o: retire its lo_elf until no worker can hold it (lo_resolver_end). */
+static void let_go_locked(lo_resolver *r, parsed *o)
+{
+	lo_array_grow(&r->retired, &r->retired_cap, r->retired_count + 1, sizeof(*r->retired));
+	r->retired[r->retired_count++] = (retired){ o->elf, atomic_load(&r->epoch), o->resident };
+	resident_unlink(r, o);
+	o->elf = NULL;
+	o->ring_at = NONE;
+	atomic_fetch_add(&r->epoch, 1);
+}
+
+/*
+ * Put o, just read, in the ring; when it is full, in the slot of the first
+ * object the hand finds not used since it last passed (LO_KEPT_OBJECTS),
+ * which is let go. Under the lock, only with workers.
+ */
+static void ring_add_locked(lo_resolver *r, parsed *o)
+{
+	parsed *v;
+
+	if (!r->ring) {
+		r->ring = lo_xcalloc(r->kept_max, sizeof(*r->ring));
+		r->ring_used = lo_xcalloc(r->kept_max, 1);
+	}
+	if (r->ring_count < r->kept_max) {
+		o->ring_at = r->ring_count;
+		r->ring[r->ring_count++] = o;
+		return;
+	}
+	while ((v = r->ring[r->hand]) && r->ring_used[r->hand]) {
+		r->ring_used[r->hand] = 0;
+		r->hand = (r->hand + 1) % r->kept_max;
+	}
+	if (v)
+		let_go_locked(r, v);
+	o->ring_at = r->hand;
+	r->ring[r->hand] = o;
+	r->ring_used[r->hand] = 0;
+	r->hand = (r->hand + 1) % r->kept_max;
+}
+
+/* The object of `o` for a caller, read again if it was let go; under the lock. */
+static got take_locked(lo_resolver *r, const opened *o, bool keep)
+{
+	parsed *obj = o->obj;
+	const lo_elf *e;
+
+	if (!obj)
+		return (got){ NULL, NULL, o->err, o->errnum, o->msg };
+	while (obj->reading)
+		pthread_cond_wait(&r->ready, &r->lock);
+	if (!obj->elf && !obj->gone) {
+		lo_elf *again;
+
+		obj->reading = true;
+		pthread_mutex_unlock(&r->lock);
+		again = read_again(r, obj);
+		pthread_mutex_lock(&r->lock);
+		obj->elf = again;
+		obj->reading = false;
+		pthread_cond_broadcast(&r->ready);
+	}
+	if (obj->gone)
+		return (got){ NULL, NULL, LO_EINVALID, 0, obj->gone };
+	e = obj->elf;
+	if (keep && obj->ring_at != NONE)
+		r->ring[obj->ring_at] = NULL; /* a host's from now on: never let go */
+	obj->permanent |= keep;
+	if (obj->ring_at != NONE) {
+		if (!r->ring_used[obj->ring_at]) /* written only once cleared */
+			r->ring_used[obj->ring_at] = 1;
+	} else if (!obj->permanent && r->workers) {
+		ring_add_locked(r, obj);
+	}
+	if (keep)
+		obj->ring_at = NONE;
+	return (got){ obj, e, 0, 0, NULL };
+}
+
+/*
+ * The file at `path`, read once per run. The first thread to ask reads it;
+ * the others wait for that, not for every other file being read.
+ */
+got lo_resolver_open(lo_resolver *r, const char *path, bool keep)
+{
+	opened *o;
+	got g;
+
+	pthread_mutex_lock(&r->lock);
+	if ((o = lo_map_get(r->by_path, path, NULL))) {
+		while (!o->ready)
+			pthread_cond_wait(&r->ready, &r->lock);
+	} else {
+		o = lo_xcalloc(1, sizeof(*o));
+		lo_map_put(r->by_path, path, o);
+		pthread_mutex_unlock(&r->lock);
+		resolver_read_into(r, path, o);
+		pthread_mutex_lock(&r->lock);
+		o->ready = true;
+		pthread_cond_broadcast(&r->ready);
+	}
+	g = take_locked(r, o, keep);
+	pthread_mutex_unlock(&r->lock);
+	return g;
+}
+
+int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
+{
+	got g = lo_resolver_open(r, path, false);
+
+	*out = g.elf;
+	if (g.elf)
+		return 0;
+	return lo_error_set(g.err, "%s", g.msg);
+}
+
+lo_resolver_worker *lo_resolver_worker_new(lo_resolver *r)
+{
+	lo_resolver_worker *w = lo_xcalloc(1, sizeof(*w));
+
+	w->r = r;
+	pthread_mutex_lock(&r->lock);
+	w->next = r->workers;
+	r->workers = w;
+	pthread_mutex_unlock(&r->lock);
+	return w;
+}
+
+void lo_resolver_begin(lo_resolver_worker *w)
+{
+	atomic_store(&w->at, atomic_load(&w->r->epoch));
+}
+
+/*
+ * The worker's candidate is done. Once enough objects were retired, those
+ * no worker can hold (let go in an epoch before every busy worker's) are
+ * freed: their pages released in one call, their mappings parked.
+ */
+void lo_resolver_end(lo_resolver_worker *w)
+{
+	lo_resolver *r = w->r;
+	unsigned long long oldest = ~0ull;
+	const lo_resolver_worker *v;
+	const lo_elf **release;
+	retired *done;
+	lo_fmap **maps;
+	size_t i, n = 0, k = 0, keep = 0;
+
+	atomic_store(&w->at, 0);
+	if (atomic_load(&r->retired_count) < atomic_load(&r->retired_next))
+		return;
+	pthread_mutex_lock(&r->lock);
+	for (v = r->workers; v; v = v->next) {
+		unsigned long long at = atomic_load(&v->at);
+
+		if (at && at < oldest)
+			oldest = at;
+	}
+	done = lo_xcalloc(r->retired_count, sizeof(*done));
+	for (i = 0; i < r->retired_count; i++) {
+		if (r->retired[i].epoch < oldest)
+			done[n++] = r->retired[i];
+		else
+			r->retired[keep++] = r->retired[i];
+	}
+	r->retired_count = keep;
+	/* those still held wait for a batch more, not for the next candidate's end */
+	r->retired_next = keep + LO_RETIRED_BATCH;
+	pthread_mutex_unlock(&r->lock);
+	release = lo_xcalloc(n ? n : 1, sizeof(*release));
+	maps = lo_xcalloc(n ? n : 1, sizeof(*maps));
+	for (i = 0; i < n; i++)
+		if (done[i].resident)
+			release[k++] = done[i].elf;
+	lo_elf_release_many(release, k);
+	for (i = 0; i < n; i++)
+		maps[i] = lo_elf_free_keep_map(done[i].elf);
+	pthread_mutex_lock(&r->lock);
+	lo_array_grow(&r->parked, &r->parked_cap, r->parked_count + n, sizeof(*r->parked));
+	for (i = 0; i < n; i++)
+		if (maps[i])
+			r->parked[r->parked_count++] = maps[i];
+	pthread_mutex_unlock(&r->lock);
+	free(maps);
+	free(release);
+	free(done);
 }
 
 /*

@@ -7,6 +7,7 @@
  * RPATH inheritance against RUNPATH, dynamic string tokens, version
  * matching and hidden versions.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -474,6 +475,179 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	lo_resolver_free(r);
 }
 
+/*
+ * Eight modules WORK/m<i>.so, each calling base() from WORK/b/libbase.so
+ * and l<i>() from its own WORK/a/libl<i>.so. Modules 3 and 6 are stale:
+ * their library was rebuilt without l<i> after they were linked.
+ */
+#define LET_GO_MODULES 8
+
+static void build_let_go(void)
+{
+	int i;
+
+	put("base.c", "int base(void) { return 1; }\n");
+	sh("cd '%s' && cc -shared -fPIC -o b/libbase.so base.c", work);
+	for (i = 0; i < LET_GO_MODULES; i++) {
+		char src[256];
+
+		snprintf(src, sizeof(src), "int l%d(void) { return %d; }\n", i, i);
+		put("l.c", src);
+		snprintf(src, sizeof(src), "int base(void); int l%d(void);\n"
+					   "int m(void) { return base() + l%d(); }\n", i, i);
+		put("m.c", src);
+		sh("cd '%s' && cc -shared -fPIC -o a/libl%d.so l.c && "
+		   "cc -shared -fPIC -o m%d.so m.c -La -ll%d -Lb -lbase "
+		   "-Wl,-rpath,'$ORIGIN/a:$ORIGIN/b'", work, i, i, i);
+		if (i == 3 || i == 6) {
+			put("l.c", "int other(void) { return 0; }\n");
+			sh("cd '%s' && cc -shared -fPIC -o a/libl%d.so l.c", work, i);
+		}
+	}
+}
+
+/* Does dlopen(WORK/m<i>.so) fail as it should (only 3 and 6, on their l<i>)? */
+static bool let_go_load_right(lo_resolver *r, const lo_host *h, int i)
+{
+	char path[8192], sym[16];
+	lo_load *l;
+	bool right;
+
+	snprintf(path, sizeof(path), "%s/m%d.so", work, i);
+	snprintf(sym, sizeof(sym), "l%d", i);
+	if (lo_load_simulate(&l, r, h, path, 0, NULL, NULL) < 0)
+		return false;
+	if (i == 3 || i == 6)
+		right = lo_load_problem_count(l) == 1 &&
+			lo_load_problem_at(l, 0)->kind == LO_PROBLEM_UNDEFINED_SYMBOL &&
+			!strcmp(lo_load_problem_at(l, 0)->symbol, sym);
+	else
+		right = lo_load_ok(l);
+	lo_load_free(l);
+	return right;
+}
+
+/*
+ * With room for two objects, a worker's loads let libraries go and read
+ * them again, round after round, and every verdict stays right.
+ */
+static void test_objects_let_go_and_read_again(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+	lo_resolver_worker *w;
+	lo_resolver *r;
+	lo_host *h;
+	int round, i;
+
+	build_let_go();
+	opts.kept_objects = 2;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	w = lo_resolver_worker_new(r);
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < LET_GO_MODULES; i++) {
+			lo_resolver_begin(w);
+			assert_true(let_go_load_right(r, h, i));
+			lo_resolver_end(w);
+		}
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
+struct let_go_worker {
+	lo_resolver *r;
+	const lo_host *h;
+	int first, wrong;
+};
+
+static void *let_go_thread(void *arg)
+{
+	struct let_go_worker *t = arg;
+	lo_resolver_worker *w = lo_resolver_worker_new(t->r);
+	int n;
+
+	for (n = 0; n < 400; n++) {
+		lo_resolver_begin(w);
+		if (!let_go_load_right(t->r, t->h, (t->first + n * 3) % LET_GO_MODULES))
+			t->wrong++;
+		lo_resolver_end(w);
+	}
+	return NULL;
+}
+
+/*
+ * Two workers load at once while objects are let go under them: what one
+ * still reads is freed only after its candidate ends (run under
+ * AddressSanitizer, a use after free fails the test), and the host's
+ * objects, read by both all along, are never let go, though the host is
+ * made by a worker, as a scan makes its hosts when a candidate needs one.
+ */
+static void test_objects_let_go_under_two_workers(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+	struct let_go_worker t[2];
+	lo_resolver_worker *w;
+	pthread_t th;
+	lo_resolver *r;
+	lo_host *h;
+
+	build_let_go();
+	opts.kept_objects = 2;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	w = lo_resolver_worker_new(r);
+	lo_resolver_begin(w);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	lo_resolver_end(w);
+	t[0] = (struct let_go_worker){ r, h, 0, 0 };
+	t[1] = (struct let_go_worker){ r, h, 1, 0 };
+	assert_int_equal(pthread_create(&th, NULL, let_go_thread, &t[1]), 0);
+	let_go_thread(&t[0]);
+	pthread_join(th, NULL);
+	assert_int_equal(t[0].wrong, 0);
+	assert_int_equal(t[1].wrong, 0);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
+/*
+ * A library let go and then rebuilt is not the object the scan read: a
+ * load needing it fails, naming the change, rather than passing on a
+ * reading of another file.
+ */
+static void test_library_rebuilt_after_let_go_fails(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+	lo_resolver_worker *w;
+	char path[8192];
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+	int i;
+
+	build_let_go();
+	opts.kept_objects = 1;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	w = lo_resolver_worker_new(r);
+	for (i = 0; i < 3; i++) {
+		lo_resolver_begin(w);
+		assert_true(let_go_load_right(r, h, i));
+		lo_resolver_end(w);
+	}
+	put("l.c", "int l0(void) { return 10; }\n");
+	sh("cd '%s' && rm a/libl0.so && cc -shared -fPIC -o a/libl0.so l.c", work);
+	snprintf(path, sizeof(path), "%s/m0.so", work);
+	lo_resolver_begin(w);
+	assert_int_equal(lo_load_simulate(&l, r, h, path, 0, NULL, NULL), 0);
+	assert_false(lo_load_ok(l));
+	assert_int_equal(lo_load_problem_at(l, 0)->kind, LO_PROBLEM_BAD_LIBRARY);
+	assert_non_null(strstr(lo_load_problem_at(l, 0)->detail, "changed"));
+	lo_load_free(l);
+	lo_resolver_end(w);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -612,6 +786,9 @@ int main(void)
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
+		cmocka_unit_test_setup(test_objects_let_go_and_read_again, setup),
+		cmocka_unit_test_setup(test_objects_let_go_under_two_workers, setup),
+		cmocka_unit_test_setup(test_library_rebuilt_after_let_go_fails, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 typedef struct lo_elf lo_elf;
 
@@ -61,6 +62,14 @@ int lo_elf_open_fd(lo_elf **out, int fd, const char *name);
 void lo_elf_free(lo_elf *e);
 
 /*
+ * Free e but for the mapping of its tables, which is returned (NULL when
+ * it has none) for the caller to unmap later with lo_fmap_free: while
+ * other threads run, each munmap costs a TLB shootdown on every core,
+ * and a process about to exit unmaps everything at once.
+ */
+struct lo_fmap *lo_elf_free_keep_map(lo_elf *e);
+
+/*
  * Let the kernel drop the pages of n objects from this process's memory,
  * in one call (a call per object costs about as much as one for all). The
  * mappings stay valid: a later lookup reads the pages again from the page
@@ -89,6 +98,21 @@ bool lo_elf_changed(const lo_elf *e);
  * code between (25 MB for 7 MB of tables in the bench tree's copies).
  */
 size_t lo_elf_table_bytes(const lo_elf *e);
+
+/*
+ * The file as it was read: a file read again is the same file, unchanged,
+ * when its stamp is equal (a cache that lets an object go and reads it
+ * again must not take a rewritten file for it).
+ */
+typedef struct lo_elf_stamp {
+	dev_t dev;
+	ino_t ino;
+	size_t size;
+	struct timespec mtime, ctime;
+} lo_elf_stamp;
+
+lo_elf_stamp lo_elf_stamp_of(const lo_elf *e);
+bool lo_elf_stamp_equal(const lo_elf_stamp *a, const lo_elf_stamp *b);
 
 /* The file's identity, for caching each library once per run. */
 dev_t lo_elf_dev(const lo_elf *e);

@@ -63,6 +63,12 @@ typedef struct lo_resolver_opts {
 	 * 44 MiB. Twice the largest library read so far, when that is more.
 	 */
 	size_t resident_budget;
+	/*
+	 * With workers (below): objects whose parsed tables are kept before
+	 * one not opened lately is let go and, if asked for again, read
+	 * again; 0 means the default, 1024.
+	 */
+	size_t kept_objects;
 } lo_resolver_opts;
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts);
@@ -83,11 +89,27 @@ void lo_resolver_free(lo_resolver *r);
 
 /*
  * The object at `path` (symlinks followed), read once per run and cached,
- * borrowed from the resolver. Returns 0, or the lo_elf_open error with its
- * message.
+ * borrowed from the resolver (see workers below for how long). Returns 0,
+ * or the lo_elf_open error with its message: also when the file was read
+ * before, let go, and has changed since.
  */
 int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out);
 
+/*
+ * A thread that reads many objects through the resolver, one candidate at
+ * a time (a scan's judging threads). A resolver without workers keeps
+ * every object it reads, and what it returns lives as long as it does.
+ * Once a worker exists, objects are let go past kept_objects, and an
+ * lo_elf, lo_load or lo_host result is valid only between the
+ * lo_resolver_begin and lo_resolver_end of the worker that got it (hosts
+ * stay valid: their objects are never let go). Every thread that reads
+ * objects through the resolver while workers exist must be one. Workers
+ * are freed with the resolver.
+ */
+typedef struct lo_resolver_worker lo_resolver_worker;
+lo_resolver_worker *lo_resolver_worker_new(lo_resolver *r);
+void lo_resolver_begin(lo_resolver_worker *w);
+void lo_resolver_end(lo_resolver_worker *w);
 
 /*
  * The program that loads candidates. `program` is the path of an ELF
