@@ -244,23 +244,37 @@ static void resident_touch(lo_resolver *r, parsed *o, bool last)
  * meanwhile only reads it again. The host's objects, read by every load,
  * are never released.
  */
+/*
+ * Unmark the resident objects used longest ago until at most `keep` bytes
+ * are marked; under the lock. Returns them, *n of them, for the caller to
+ * release outside it.
+ */
+static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
+{
+	const lo_elf **release = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (r->oldest && r->resident > keep) {
+		lo_array_grow(&release, &cap, *n + 1, sizeof(*release));
+		release[(*n)++] = r->oldest->elf;
+		resident_unlink(r, r->oldest);
+	}
+	return release;
+}
+
 void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 {
 	const lo_elf **release = NULL;
-	size_t i, n = 0, cap = 0, budget;
+	size_t i, n = 0, budget;
 
 	pthread_mutex_lock(&r->lock);
 	for (i = 0; i < count; i++)
 		if (objs[i].obj)
 			resident_touch(r, objs[i].obj, i == 0);
 	budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
-	if (r->resident > budget) {
-		while (r->oldest && r->resident > budget / 4 * 3) {
-			lo_array_grow(&release, &cap, n + 1, sizeof(*release));
-			release[n++] = r->oldest->elf;
-			resident_unlink(r, r->oldest);
-		}
-	}
+	if (r->resident > budget)
+		release = take_oldest_locked(r, budget / 4 * 3, &n);
 	pthread_mutex_unlock(&r->lock);
 	lo_elf_release_many(release, n);
 	free(release);
@@ -268,15 +282,11 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 
 void lo_resolver_release(lo_resolver *r)
 {
-	const lo_elf **release = NULL;
-	size_t n = 0, cap = 0;
+	const lo_elf **release;
+	size_t n;
 
 	pthread_mutex_lock(&r->lock);
-	while (r->oldest) {
-		lo_array_grow(&release, &cap, n + 1, sizeof(*release));
-		release[n++] = r->oldest->elf;
-		resident_unlink(r, r->oldest);
-	}
+	release = take_oldest_locked(r, 0, &n);
 	pthread_mutex_unlock(&r->lock);
 	lo_elf_release_many(release, n);
 	free(release);
