@@ -109,6 +109,14 @@ typedef struct parsed {
 /* Retired objects gathered before those no worker can hold are freed together. */
 #define LO_RETIRED_BATCH 64
 
+/*
+ * The mappings of freed objects kept, per object kept, before they are
+ * unmapped together (16,384 by default): each mapping is an entry of the
+ * process's map, and the kernel refuses more than vm.max_map_count
+ * (65,530 by default), which a tree of 60,000 shared objects would reach.
+ */
+#define LO_PARKED_PER_KEPT 16
+
 /* A thread's use of the resolver (resolve.h). */
 struct lo_resolver_worker {
 	lo_resolver *r;

@@ -462,19 +462,54 @@ void lo_resolver_begin(lo_resolver_worker *w)
 }
 
 /*
+ * Free n retired objects no worker can hold: their pages released in one
+ * call, their mappings parked; past LO_PARKED_PER_KEPT, the parked
+ * mappings are unmapped together.
+ */
+static void free_retired(lo_resolver *r, const retired *done, size_t n)
+{
+	const lo_elf **release = lo_xcalloc(n, sizeof(*release));
+	lo_fmap **maps = lo_xcalloc(n, sizeof(*maps));
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (done[i].resident)
+			release[k++] = done[i].elf;
+	lo_elf_release_many(release, k);
+	free(release);
+	for (i = 0; i < n; i++)
+		maps[i] = lo_elf_free_keep_map(done[i].elf);
+	pthread_mutex_lock(&r->lock);
+	lo_array_grow(&r->parked, &r->parked_cap, r->parked_count + n, sizeof(*r->parked));
+	for (i = 0; i < n; i++)
+		if (maps[i])
+			r->parked[r->parked_count++] = maps[i];
+	free(maps);
+	maps = NULL;
+	if (r->parked_count >= LO_PARKED_PER_KEPT * r->kept_max) {
+		maps = r->parked;
+		n = r->parked_count;
+		r->parked = NULL;
+		r->parked_count = r->parked_cap = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	for (i = 0; maps && i < n; i++)
+		lo_fmap_free(maps[i]);
+	free(maps);
+}
+
+/*
  * The worker's candidate is done. Once enough objects were retired, those
  * no worker can hold (let go in an epoch before every busy worker's) are
- * freed: their pages released in one call, their mappings parked.
+ * freed.
  */
 void lo_resolver_end(lo_resolver_worker *w)
 {
 	lo_resolver *r = w->r;
 	unsigned long long oldest = ~0ull;
 	const lo_resolver_worker *v;
-	const lo_elf **release;
 	retired *done;
-	lo_fmap **maps;
-	size_t i, n = 0, k = 0, keep = 0;
+	size_t i, n = 0, keep = 0;
 
 	atomic_store(&w->at, 0);
 	if (atomic_load(&r->retired_count) < atomic_load(&r->retired_next))
@@ -497,22 +532,8 @@ void lo_resolver_end(lo_resolver_worker *w)
 	/* those still held wait for a batch more, not for the next candidate's end */
 	r->retired_next = keep + LO_RETIRED_BATCH;
 	pthread_mutex_unlock(&r->lock);
-	release = lo_xcalloc(n ? n : 1, sizeof(*release));
-	maps = lo_xcalloc(n ? n : 1, sizeof(*maps));
-	for (i = 0; i < n; i++)
-		if (done[i].resident)
-			release[k++] = done[i].elf;
-	lo_elf_release_many(release, k);
-	for (i = 0; i < n; i++)
-		maps[i] = lo_elf_free_keep_map(done[i].elf);
-	pthread_mutex_lock(&r->lock);
-	lo_array_grow(&r->parked, &r->parked_cap, r->parked_count + n, sizeof(*r->parked));
-	for (i = 0; i < n; i++)
-		if (maps[i])
-			r->parked[r->parked_count++] = maps[i];
-	pthread_mutex_unlock(&r->lock);
-	free(maps);
-	free(release);
+	if (n)
+		free_retired(r, done, n);
 	free(done);
 }
 
