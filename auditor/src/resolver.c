@@ -393,17 +393,17 @@ static got take_locked(lo_resolver *r, const opened *o, bool keep)
 	if (obj->gone)
 		return (got){ NULL, NULL, LO_EINVALID, 0, obj->gone };
 	e = obj->elf;
-	if (keep && obj->ring_at != NONE)
-		r->ring[obj->ring_at] = NULL; /* a host's from now on: never let go */
-	obj->permanent |= keep;
-	if (obj->ring_at != NONE) {
+	if (keep) { /* a host's from now on: never let go */
+		if (obj->ring_at != NONE)
+			r->ring[obj->ring_at] = NULL;
+		obj->ring_at = NONE;
+		obj->permanent = true;
+	} else if (obj->ring_at != NONE) {
 		if (!r->ring_used[obj->ring_at]) /* written only once cleared */
 			r->ring_used[obj->ring_at] = 1;
 	} else if (!obj->permanent && r->workers) {
 		ring_add_locked(r, obj);
 	}
-	if (keep)
-		obj->ring_at = NONE;
 	return (got){ obj, e, 0, 0, NULL };
 }
 
