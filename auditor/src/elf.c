@@ -30,9 +30,11 @@
 /* Is `st` (the same inode, now) not the file as lo_elf_open mapped it? */
 static bool changed_since(const lo_elf *e, const struct stat *st)
 {
-	return (size_t)st->st_size != e->size || st->st_mtim.tv_sec != e->mtime.tv_sec ||
-	       st->st_mtim.tv_nsec != e->mtime.tv_nsec || st->st_ctim.tv_sec != e->ctime.tv_sec ||
-	       st->st_ctim.tv_nsec != e->ctime.tv_nsec;
+	lo_elf_stamp was = lo_elf_stamp_of(e);
+	lo_elf_stamp now = { st->st_dev, st->st_ino, (size_t)st->st_size, st->st_mtim,
+			     st->st_ctim };
+
+	return !lo_elf_stamp_equal(&was, &now);
 }
 
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow)
