@@ -410,6 +410,52 @@ static size_t fetch_block(const proc *p, const lo_elf *e, size_t *cursor, lo_elf
 	return n;
 }
 
+/* The objects that provided an object's symbols so far, each once. */
+typedef struct providers {
+	const parsed **by;
+	size_t count, cap;
+} providers;
+
+/*
+ * Bind u, an undefined symbol of object i, as ld.so would: its provider
+ * joins `found`; one no object defines is a problem, unless weak or
+ * filtered. Returns false when u stays unbound.
+ */
+static bool bind_one(proc *p, size_t i, const lo_elf_undef *u, size_t *order, providers *found,
+		     lo_symbol_filter filter, void *payload)
+{
+	size_t k = find_provider(p, i, u, order), b;
+	const parsed *provider = k != NONE ? p->objs[k].obj : NULL;
+
+	if (p->trace) {
+		lo_trace_symbol *t;
+
+		lo_array_grow(&p->tsyms, &p->tsym_cap, p->tsym_count + 1, sizeof(*t));
+		t = &p->tsyms[p->tsym_count++];
+		*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version,
+					provider ? p->objs[k].path : NULL, u->weak };
+	}
+	if (provider) {
+		for (b = 0; b < found->count && found->by[b] != provider; b++)
+			;
+		if (b == found->count) {
+			lo_array_grow(&found->by, &found->cap, found->count + 1, sizeof(*found->by));
+			found->by[found->count++] = provider;
+		}
+		return true;
+	}
+	if (u->weak)
+		return true;
+	if (filter && filter(u->name, payload))
+		return false;
+	add_problem(p, LO_PROBLEM_UNDEFINED_SYMBOL, p->objs[i].path, u->name, u->version,
+		    u->version_file,
+		    u->version ? lo_resolve_fmt("symbol %s version %s not defined in %s", u->name,
+						u->version, u->version_file)
+			       : lo_resolve_fmt("undefined symbol: %s", u->name));
+	return false;
+}
+
 /*
  * Bind every undefined symbol of the newly mapped objects in the scope.
  * An object that bound completely before, with all of its providers in
@@ -418,10 +464,8 @@ static size_t fetch_block(const proc *p, const lo_elf *e, size_t *cursor, lo_elf
  */
 static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 {
-	size_t i, j, k;
-	const parsed **by = NULL;
-	size_t by_count, by_cap = 0;
-	size_t *order = NULL;
+	providers found = { NULL, 0, 0 };
+	size_t i, j, k, *order = NULL;
 
 	if (!p->trace) {
 		order = lo_xcalloc(p->count, sizeof(*order));
@@ -431,56 +475,17 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 	for (i = p->first_new; i < p->count; i++) {
 		const lo_elf *e = p->objs[i].elf;
 		bool complete = true;
-		size_t cursor = 0, n, first = 0;
+		size_t cursor = 0, n, at;
 		lo_elf_undef block[LO_BIND_BLOCK];
-		const lo_elf_undef *u;
 
 		if (!p->trace && bound_before(p, i))
 			continue;
-		by_count = 0;
-		for (j = 0, n = 0;; j++) {
-			const parsed *provider = NULL;
-
-			if (j == n) { /* the next block, asked for ahead */
-				n = j + fetch_block(p, e, &cursor, block, order);
-				if (j == n)
-					break;
-				first = j;
-			}
-			u = &block[j - first];
-			k = find_provider(p, i, u, order);
-			if (k != NONE)
-				provider = p->objs[k].obj;
-			if (p->trace) {
-				lo_trace_symbol *t;
-
-				lo_array_grow(&p->tsyms, &p->tsym_cap, p->tsym_count + 1, sizeof(*t));
-				t = &p->tsyms[p->tsym_count++];
-				*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version,
-							provider ? p->objs[k].path : NULL, u->weak };
-			}
-			if (provider) {
-				size_t b;
-
-				for (b = 0; b < by_count && by[b] != provider; b++)
-					;
-				if (b == by_count) {
-					lo_array_grow(&by, &by_cap, by_count + 1, sizeof(*by));
-					by[by_count++] = provider;
-				}
-				continue;
-			}
-			if (u->weak)
-				continue;
-			complete = false;
-			if (filter && filter(u->name, payload))
-				continue;
-			add_problem(p, LO_PROBLEM_UNDEFINED_SYMBOL, p->objs[i].path, u->name,
-				    u->version, u->version_file,
-				    u->version ? lo_resolve_fmt("symbol %s version %s not defined in %s",
-						     u->name, u->version, u->version_file)
-					       : lo_resolve_fmt("undefined symbol: %s", u->name));
-		}
+		found.count = 0;
+		/* a block at a time, asked for ahead; j counts the symbols */
+		for (j = 0; (n = fetch_block(p, e, &cursor, block, order)) > 0; j += n)
+			for (at = 0; at < n; at++)
+				if (!bind_one(p, i, &block[at], order, &found, filter, payload))
+					complete = false;
 		/*
 		 * Another count than at open: the table changed under the scan
 		 * (a file cut short reads as zeros, which hide undefined symbols).
@@ -493,9 +498,9 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 			complete = false;
 		}
 		if (complete)
-			remember_binding(p, i, by, by_count);
+			remember_binding(p, i, found.by, found.count);
 	}
-	free(by);
+	free(found.by);
 	free(order);
 }
 
