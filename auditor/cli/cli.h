@@ -41,7 +41,7 @@ int lo_cli_use_color(FILE *f);
 /*
  * Leave `res` (NULL: nothing) to the process's exit, which drops the
  * scan's thousands of mapped tables at once, where freeing them unmaps one
- * after another: 5 % of a scan of the bench tree. It is kept reachable,
+ * after another: 6 % of a scan of the bench tree. It is kept reachable,
  * so that leak checkers do not count it; one left before is freed now.
  */
 void lo_cli_leave_to_exit(lo_scan_result *res);
