@@ -52,6 +52,7 @@ struct lo_elf {
 	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
 	int class, data, machine, type;
 	bool tables, pie, nodeflib; /* tables: the symbol tables below were read */
+	bool debug_slot; /* DT_DEBUG: linkers give one to programs only, PIE or not */
 
 	const char *soname, *rpath, *runpath;
 	const char **needed; /* owned array of borrowed strings */
