@@ -27,6 +27,7 @@
 #include "leftover/buildsys.h"
 #include "leftover/error.h"
 #include "leftover/hosts.h"
+#include "leftover/lock.h"
 #include "leftover/map.h"
 
 extern char **environ;
@@ -418,7 +419,7 @@ lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host)
 	hs->resolver = r;
 	hs->python = python;
 	hs->host = host;
-	pthread_mutex_init(&hs->lock, NULL);
+	lo_lock_init(&hs->lock);
 	pthread_cond_init(&hs->ready, NULL);
 	hs->by_program = lo_map_new();
 	hs->python_by_dir = lo_map_new();

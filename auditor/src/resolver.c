@@ -18,6 +18,7 @@
 #include "leftover/cpu.h"
 #include "leftover/error.h"
 #include "leftover/ldconfig.h"
+#include "leftover/lock.h"
 #include "resolve_int.h"
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
@@ -27,7 +28,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	const char *cache = opts && opts->ldso_cache ? opts->ldso_cache : "/etc/ld.so.cache";
 	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
 
-	pthread_mutex_init(&r->lock, NULL);
+	lo_lock_init(&r->lock);
 	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();

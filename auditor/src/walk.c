@@ -28,6 +28,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/lock.h"
 #include "leftover/walk.h"
 
 #define LO_WALK_MAX_DEPTH 256
@@ -305,7 +306,7 @@ int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 	if (jobs == 0)
 		jobs = 1;
 	memset(&sh, 0, sizeof(sh));
-	pthread_mutex_init(&sh.lock, NULL);
+	lo_lock_init(&sh.lock);
 	pthread_cond_init(&sh.more, NULL);
 	sh.fn = fn;
 	sh.payload = payload;
