@@ -381,16 +381,17 @@ static int count_undefs_in(lo_elf *e, const Elf64_Sym *syms, size_t n, size_t fi
 /*
  * One past the last symbol a shared library can leave undefined: the
  * first its GNU hash table holds. Linkers sort the hashed symbols to the
- * end of the table and, in a library, hash defined symbols only (all 2,099
- * libraries with a GNU hash table in a Debian 12 /usr/lib; ld.bfd, gold,
- * lld and mold in tests/e2e/test_linkers.py), so the rest of a big
+ * end of the table and, in a library, hash defined symbols only (the
+ * 2,099 libraries of a Debian 12 /usr whose table hashes any; ld.bfd,
+ * gold, lld and mold in tests/e2e/test_linkers.py), so the rest of a big
  * library's table need not be read: it was 150 MB of a scan of the
  * benchmark tree. The whole table is read where that does not hold:
  *   - in a program (ET_EXEC, DF_1_PIE, or DT_DEBUG, which linkers give
- *     programs only): ld.bfd hashes undefined symbols there too, for
- *     pointer equality (1,127 of the 1,195 programs in /usr);
+ *     programs only): ld.bfd hashes undefined symbols there too, those
+ *     pointer equality needs the loader to find among them (1,127 of the
+ *     1,195 programs in /usr: ls, python3.11);
  *   - in a table that hashes nothing: ld.bfd writes symoffset 1 however
- *     many symbols precede (3 libraries in /usr/lib), so the symbol at
+ *     many symbols precede (3 libraries in /usr), so the symbol at
  *     symoffset must head its own hash chain.
  * Were a linker to break the rule, undefined symbols would go unseen: a
  * load would pass that fails, never the other way round.
