@@ -98,10 +98,10 @@ typedef struct parsed {
  * is freed only once no thread can still hold it: each thread is a worker
  * that marks when it starts and ends a candidate (an epoch); the object is
  * retired, and freed when every worker that began before has ended
- * (epoch-based reclamation). Its mapping is unmapped only with the
- * resolver: with two threads running each munmap costs a TLB shootdown
- * (a scan 4 % slower), at exit none. Its pages are released when it is
- * freed. All of this costs the bench tree's scans 1.03 to 1.05 times the
+ * (epoch-based reclamation). Its mapping is parked, and unmapped later
+ * together with many others (LO_PARKED_PER_KEPT): with two threads
+ * running each munmap costs a TLB shootdown (a scan 4 % slower). Its
+ * pages are released when it is freed. All of this costs the bench tree's scans 1.03 to 1.05 times the
  * time, for 3 MiB less at scale 2 and 8 MiB less at scale 4.
  */
 #define LO_KEPT_OBJECTS 1024
@@ -213,7 +213,7 @@ struct lo_resolver {
 	size_t retired_cap;
 	_Atomic size_t retired_count; /* changed under the lock; read without it by a worker's end */
 	_Atomic size_t retired_next;  /* look for ones to free when there are this many */
-	lo_fmap **parked;   /* mappings of freed objects, unmapped with the resolver */
+	lo_fmap **parked;   /* mappings of freed objects, unmapped together (LO_PARKED_PER_KEPT) */
 	size_t parked_count, parked_cap;
 };
 

@@ -236,16 +236,6 @@ static void resident_touch(lo_resolver *r, parsed *o, bool last)
 }
 
 /*
- * After a load: its libraries are marked as used now, the dlopen()ed
- * object as used before all others (most candidates are read once and
- * needed by nothing after: they go first); past the budget, the ones
- * unused longest are released, together (lo_elf_release_many: one TLB
- * shootdown, not one each) and outside the lock. A released page comes
- * back from the page cache when read again, so a thread that touches one
- * meanwhile only reads it again. The host's objects, read by every load,
- * are never released.
- */
-/*
  * Unmark the resident objects used longest ago until at most `keep` bytes
  * are marked; under the lock. Returns them, *n of them, for the caller to
  * release outside it.
@@ -264,6 +254,16 @@ static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
 	return release;
 }
 
+/*
+ * After a load: its libraries are marked as used now, the dlopen()ed
+ * object as used before all others (most candidates are read once and
+ * needed by nothing after: they go first); past the budget, the ones
+ * unused longest are released, together (lo_elf_release_many: one TLB
+ * shootdown, not one each) and outside the lock. A released page comes
+ * back from the page cache when read again, so a thread that touches one
+ * meanwhile only reads it again. The host's objects, read by every load,
+ * are never released.
+ */
 void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 {
 	const lo_elf **release = NULL;
