@@ -513,7 +513,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 static int host_preload(lo_host *h, const char *path)
 {
 	proc *p = &h->p;
-	got o = lo_resolver_open(p->r, path, true);
+	got o = lo_resolver_open(p->r, path, p->keep);
 	size_t k;
 
 	if (!o.elf)
