@@ -2,7 +2,8 @@
  * map.c - open-addressing hash map with string keys (see map.h).
  *
  * Linear probing over a power-of-two table kept at most half full; FNV-1a
- * hashes. Entries are never removed: the caches only grow during a run.
+ * hashes. A removal moves later entries of its run back into the hole
+ * (backward shift), so that lookups need no tombstones.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -104,6 +105,34 @@ void lo_map_put(lo_map *m, const char *key, void *value)
 		m->count++;
 	}
 	s->value = value;
+}
+
+void *lo_map_remove(lo_map *m, const char *key)
+{
+	size_t mask = m->cap - 1, hole, i;
+	slot *s = find(m, key, fnv1a(key));
+	void *value = s->value;
+
+	if (!s->key)
+		return NULL;
+	free(s->key);
+	hole = i = (size_t)(s - m->slots);
+	for (;;) {
+		size_t home;
+
+		i = (i + 1) & mask;
+		if (!m->slots[i].key)
+			break;
+		home = m->slots[i].hash & mask;
+		/* an entry whose home lies cyclically in (hole, i] is found before the hole: it stays */
+		if (hole <= i ? (hole < home && home <= i) : (hole < home || home <= i))
+			continue;
+		m->slots[hole] = m->slots[i];
+		hole = i;
+	}
+	m->slots[hole] = (slot){ NULL, 0, NULL };
+	m->count--;
+	return value;
 }
 
 size_t lo_map_count(const lo_map *m)

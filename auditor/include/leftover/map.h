@@ -22,6 +22,8 @@ void lo_map_free(lo_map *m, void (*free_value)(void *));
 void *lo_map_get(const lo_map *m, const char *key, bool *found);
 /* Store value under key, replacing any previous one (not freed). */
 void lo_map_put(lo_map *m, const char *key, void *value);
+/* Remove key's entry; returns its value (not freed), NULL when there was none. */
+void *lo_map_remove(lo_map *m, const char *key);
 size_t lo_map_count(const lo_map *m);
 
 /* Call fn for every entry, in no particular order. */
