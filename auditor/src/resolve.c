@@ -332,13 +332,23 @@ static bool bound_before(const proc *p, size_t i)
 	return true;
 }
 
-/* Remember that object i bound completely with these providers; the first load to do so wins. */
+/*
+ * Remember that object i bound completely with these providers; the first
+ * load to do so wins. Not when one of them is a candidate no load needed:
+ * its entry may be freed after lo_resolver_forget (and another take its
+ * address), and no later load has it in scope, so such a binding could
+ * only keep out one that would be used again.
+ */
 static void remember_binding(const proc *p, size_t i, const parsed *const *by, size_t count)
 {
 	binding *b, *none = NULL;
+	size_t j;
 
 	if (!p->objs[i].obj)
 		return;
+	for (j = 0; j < count; j++)
+		if (!atomic_load(&by[j]->needed))
+			return;
 	b = lo_xmalloc(sizeof(*b) + count * sizeof(b->by[0]));
 	b->count = count;
 	if (count)
@@ -513,7 +523,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 static int host_preload(lo_host *h, const char *path)
 {
 	proc *p = &h->p;
-	got o = lo_resolver_open(p->r, path, p->keep);
+	got o = lo_resolver_open(p->r, path, p->use);
 	size_t k;
 
 	if (!o.elf)
@@ -540,11 +550,11 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 
 	*out = NULL;
 	p->r = r;
-	p->keep = true;
+	p->use = LO_USE_HOST;
 	p->main = NONE;
 	p->target = target;
 	if (program) {
-		got o = lo_resolver_open(r, program, true);
+		got o = lo_resolver_open(r, program, LO_USE_HOST);
 		char *real, *origin;
 
 		if (!o.elf) {
@@ -659,6 +669,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	size_t k;
 
 	p->r = r;
+	p->use = LO_USE_LIBRARY;
 	p->target = host->p.target;
 	p->dirs = host->p.dirs;
 	p->trace = (flags & LO_LOAD_TRACE) != 0;
@@ -670,7 +681,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	p->count = p->first_new = host->p.count;
 	*out = l;
 
-	o = lo_resolver_open(r, path, false);
+	o = lo_resolver_open(r, path, LO_USE_CANDIDATE);
 	if (!o.elf) {
 		add_problem(p, LO_PROBLEM_UNREADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
 			    lo_xstrdup(o.msg));

@@ -60,7 +60,7 @@ static enum try_result judge_file(proc *p, const char *path, const lo_elf *e, lo
 /* One candidate path: read and judged; a file that is not there is passed over. */
 static enum try_result try_file(proc *p, const char *path, lookup *lk)
 {
-	got o = lo_resolver_open(p->r, path, p->keep);
+	got o = lo_resolver_open(p->r, path, p->use);
 	const lo_elf *e = o.elf;
 	enum try_result res;
 

@@ -106,8 +106,11 @@ void lo_resolver_free(lo_resolver *r)
 	lo_strv_free(r->outside, r->outside_count);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
-	for (i = 0; i < r->retired_count; i++)
+	for (i = 0; i < r->retired_count; i++) {
 		lo_elf_free(r->retired[i].elf);
+		if (r->retired[i].obj)
+			free_parsed(r->retired[i].obj);
+	}
 	free(r->retired);
 	free(r->ring);
 	free(r->ring_used);
@@ -169,7 +172,9 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 	}
 	inode_key(key, sizeof(key), st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
-	found = lo_map_get(r->by_inode, key, NULL);
+	/* counted at once: a forget meanwhile must see this path name it */
+	if ((found = lo_map_get(r->by_inode, key, NULL)))
+		found->paths++;
 	pthread_mutex_unlock(&r->lock);
 	if (found) {
 		if (fd >= 0)
@@ -196,6 +201,7 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 		e = NULL;
 		lo_map_put(r->by_inode, key, found);
 	}
+	found->paths++;
 	pthread_mutex_unlock(&r->lock);
 	lo_elf_free(e);
 	o->obj = found;
@@ -236,6 +242,44 @@ static void resident_touch(lo_resolver *r, parsed *o, bool last)
 }
 
 /*
+ * Let go of o: retire its lo_elf until no worker can hold it
+ * (lo_resolver_end), and o itself with it once dropped.
+ */
+static void retire_locked(lo_resolver *r, parsed *o)
+{
+	lo_array_grow(&r->retired, &r->retired_cap, r->retired_count + 1, sizeof(*r->retired));
+	r->retired[r->retired_count++] =
+		(retired){ o->elf, atomic_load(&r->epoch), o->resident, o->dropped ? o : NULL };
+	resident_unlink(r, o);
+	o->elf = NULL;
+	o->ring_at = NONE;
+	atomic_fetch_add(&r->epoch, 1);
+}
+
+/*
+ * Drop o from the caches, and retire it, if it is a forgotten candidate
+ * that nothing asked for otherwise since: no load needed it, no thread is
+ * taking it, and only the path it was read under names it.
+ */
+static void drop_if_forgotten_locked(lo_resolver *r, parsed *o)
+{
+	opened *e;
+	char key[64];
+
+	if (!o->forgotten || atomic_load(&o->needed) || o->reading || o->paths != 1 ||
+	    !(e = lo_map_get(r->by_path, o->path, NULL)) || e->users || e->obj != o)
+		return;
+	lo_map_remove(r->by_path, o->path);
+	free(e);
+	inode_key(key, sizeof(key), o->stamp.dev, o->stamp.ino);
+	lo_map_remove(r->by_inode, key);
+	if (o->ring_at != NONE)
+		r->ring[o->ring_at] = NULL;
+	o->dropped = true;
+	retire_locked(r, o);
+}
+
+/*
  * Unmark the resident objects used longest ago until at most `keep` bytes
  * are marked; under the lock. Returns them, *n of them, for the caller to
  * release outside it.
@@ -247,9 +291,13 @@ static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
 
 	*n = 0;
 	while (r->oldest && r->resident > keep) {
+		parsed *o = r->oldest;
+
 		lo_array_grow(&release, &cap, *n + 1, sizeof(*release));
-		release[(*n)++] = r->oldest->elf;
-		resident_unlink(r, r->oldest);
+		release[(*n)++] = o->elf;
+		resident_unlink(r, o);
+		/* freed after the caller's release: it is a worker within its candidate, or none is */
+		drop_if_forgotten_locked(r, o);
 	}
 	return release;
 }
@@ -271,7 +319,7 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 
 	pthread_mutex_lock(&r->lock);
 	for (i = 0; i < count; i++)
-		if (objs[i].obj)
+		if (objs[i].obj && !objs[i].obj->dropped)
 			resident_touch(r, objs[i].obj, i == 0);
 	budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
 	if (r->resident > budget)
@@ -329,17 +377,6 @@ static lo_elf *read_again(const lo_resolver *r, parsed *obj)
 	return e;
 }
 
-/* Let go of o: retire its lo_elf until no worker can hold it (lo_resolver_end). */
-static void let_go_locked(lo_resolver *r, parsed *o)
-{
-	lo_array_grow(&r->retired, &r->retired_cap, r->retired_count + 1, sizeof(*r->retired));
-	r->retired[r->retired_count++] = (retired){ o->elf, atomic_load(&r->epoch), o->resident };
-	resident_unlink(r, o);
-	o->elf = NULL;
-	o->ring_at = NONE;
-	atomic_fetch_add(&r->epoch, 1);
-}
-
 /*
  * Put o, just read, in the ring; when it is full, in the slot of the first
  * object the hand finds not used since it last passed (LO_KEPT_OBJECTS),
@@ -362,8 +399,10 @@ static void ring_add_locked(lo_resolver *r, parsed *o)
 		r->ring_used[r->hand] = 0;
 		r->hand = (r->hand + 1) % r->kept_max;
 	}
-	if (v)
-		let_go_locked(r, v);
+	if (v) {
+		retire_locked(r, v);
+		drop_if_forgotten_locked(r, v);
+	}
 	o->ring_at = r->hand;
 	r->ring[r->hand] = o;
 	r->ring_used[r->hand] = 0;
@@ -371,13 +410,16 @@ static void ring_add_locked(lo_resolver *r, parsed *o)
 }
 
 /* The object of `o` for a caller, read again if it was let go; under the lock. */
-static got take_locked(lo_resolver *r, const opened *o, bool keep)
+static got take_locked(lo_resolver *r, const opened *o, lo_use use)
 {
 	parsed *obj = o->obj;
 	const lo_elf *e;
 
 	if (!obj)
 		return (got){ NULL, NULL, o->err, o->errnum, o->msg };
+	/* before the lock is let go below: a forget meanwhile must keep it */
+	if (use != LO_USE_CANDIDATE)
+		atomic_store(&obj->needed, true);
 	while (obj->reading)
 		pthread_cond_wait(&r->ready, &r->lock);
 	if (!obj->elf && !obj->gone) {
@@ -394,7 +436,7 @@ static got take_locked(lo_resolver *r, const opened *o, bool keep)
 	if (obj->gone)
 		return (got){ NULL, NULL, LO_EINVALID, 0, obj->gone };
 	e = obj->elf;
-	if (keep) { /* a host's from now on: never let go */
+	if (use == LO_USE_HOST) { /* a host's from now on: never let go */
 		if (obj->ring_at != NONE)
 			r->ring[obj->ring_at] = NULL;
 		obj->ring_at = NONE;
@@ -412,17 +454,20 @@ static got take_locked(lo_resolver *r, const opened *o, bool keep)
  * The file at `path`, read once per run. The first thread to ask reads it;
  * the others wait for that, not for every other file being read.
  */
-got lo_resolver_open(lo_resolver *r, const char *path, bool keep)
+got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 {
 	opened *o;
 	got g;
 
 	pthread_mutex_lock(&r->lock);
 	if ((o = lo_map_get(r->by_path, path, NULL))) {
+		/* the waits below let the lock go: a forget meanwhile must leave o */
+		o->users++;
 		while (!o->ready)
 			pthread_cond_wait(&r->ready, &r->lock);
 	} else {
 		o = lo_xcalloc(1, sizeof(*o));
+		o->users = 1;
 		lo_map_put(r->by_path, path, o);
 		pthread_mutex_unlock(&r->lock);
 		resolver_read_into(r, path, o);
@@ -430,19 +475,43 @@ got lo_resolver_open(lo_resolver *r, const char *path, bool keep)
 		o->ready = true;
 		pthread_cond_broadcast(&r->ready);
 	}
-	g = take_locked(r, o, keep);
+	g = take_locked(r, o, use);
+	o->users--;
 	pthread_mutex_unlock(&r->lock);
 	return g;
 }
 
 int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
 {
-	got g = lo_resolver_open(r, path, false);
+	got g = lo_resolver_open(r, path, LO_USE_CANDIDATE);
 
 	*out = g.elf;
 	if (g.elf)
 		return 0;
 	return lo_error_set(g.err, "%s", g.msg);
+}
+
+/*
+ * A candidate is judged: its object, unless a load needed it as a library
+ * or a host's, goes from the caches when its pages are released (at once
+ * if they were), as the budget releases the least recently used, or when
+ * it is let go: a load soon after that needs it still finds it. A later
+ * ask reads it anew. A resolver without workers keeps everything.
+ */
+void lo_resolver_forget(lo_resolver *r, const char *path)
+{
+	opened *o;
+	parsed *obj;
+
+	pthread_mutex_lock(&r->lock);
+	o = r->workers ? lo_map_get(r->by_path, path, NULL) : NULL;
+	/* read first under another path, it stays: that path names it too */
+	if (o && (obj = o->obj) && !strcmp(obj->path, path)) {
+		obj->forgotten = true;
+		if (!obj->resident)
+			drop_if_forgotten_locked(r, obj);
+	}
+	pthread_mutex_unlock(&r->lock);
 }
 
 lo_resolver_worker *lo_resolver_worker_new(lo_resolver *r)
@@ -474,12 +543,15 @@ static void free_retired(lo_resolver *r, const retired *done, size_t n)
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (done[i].resident)
+		if (done[i].resident && done[i].elf)
 			release[k++] = done[i].elf;
 	lo_elf_release_many(release, k);
 	free(release);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		maps[i] = lo_elf_free_keep_map(done[i].elf);
+		if (done[i].obj)
+			free_parsed(done[i].obj);
+	}
 	pthread_mutex_lock(&r->lock);
 	lo_array_grow(&r->parked, &r->parked_cap, r->parked_count + n, sizeof(*r->parked));
 	for (i = 0; i < n; i++)

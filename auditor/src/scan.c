@@ -124,6 +124,7 @@ static void *judge_worker(void *arg)
 		lo_resolver_begin(w);
 		err = lo_scan_judge(s, &s->judged[i], &s->items[i]);
 		lo_resolver_end(w);
+		lo_resolver_forget(s->resolver, s->items[i].abs);
 		if (err < 0) {
 			int none = 0;
 

@@ -628,6 +628,90 @@ static void test_objects_let_go_under_two_workers(void **state)
 	lo_resolver_free(r);
 }
 
+struct forget_worker {
+	lo_resolver *r;
+	const lo_host *h;
+	int first, wrong;
+};
+
+/* Judge a/libl<i>.so as a candidate: it loads. */
+static bool library_judged_right(lo_resolver *r, const lo_host *h, int i, char *path, size_t size)
+{
+	const lo_elf *e;
+	lo_load *l;
+	bool right;
+
+	snprintf(path, size, "%s/a/libl%d.so", work, i);
+	if (lo_resolver_read(r, path, &e) < 0 || lo_load_simulate(&l, r, h, path, 0, NULL, NULL) < 0)
+		return false;
+	right = lo_load_ok(l);
+	lo_load_free(l);
+	return right;
+}
+
+static void *forget_thread(void *arg)
+{
+	struct forget_worker *t = arg;
+	lo_resolver_worker *w = lo_resolver_worker_new(t->r);
+	char path[8192];
+	int n;
+
+	for (n = 0; n < 400; n++) {
+		int i = (t->first + n * 3) % LET_GO_MODULES;
+		bool right;
+
+		lo_resolver_begin(w);
+		if (n % 2) {
+			right = let_go_load_right(t->r, t->h, i);
+			snprintf(path, sizeof(path), "%s/m%d.so", work, i);
+		} else {
+			right = library_judged_right(t->r, t->h, i, path, sizeof(path));
+		}
+		lo_resolver_end(w);
+		lo_resolver_forget(t->r, path);
+		t->wrong += !right;
+	}
+	return NULL;
+}
+
+/*
+ * A scan forgets each candidate once judged. Here the libraries the
+ * modules need are candidates too, judged and forgotten by one worker
+ * while the other loads a module that needs them, and the same module is
+ * at times judged by both at once; with every page released at once (a
+ * budget of one page) a forgotten object leaves the caches as soon as it
+ * is judged. Every verdict stays right, and nothing is used after it is
+ * freed or left unfreed (AddressSanitizer and its leak check, in the
+ * sanitizer build).
+ */
+static void test_candidates_forgotten_under_two_workers(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+	struct forget_worker t[2];
+	lo_resolver_worker *w;
+	pthread_t th;
+	lo_resolver *r;
+	lo_host *h;
+
+	build_let_go();
+	opts.kept_objects = 2;
+	opts.resident_budget = 4096;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	w = lo_resolver_worker_new(r);
+	lo_resolver_begin(w);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	lo_resolver_end(w);
+	t[0] = (struct forget_worker){ r, h, 0, 0 };
+	t[1] = (struct forget_worker){ r, h, 1, 0 };
+	assert_int_equal(pthread_create(&th, NULL, forget_thread, &t[1]), 0);
+	forget_thread(&t[0]);
+	pthread_join(th, NULL);
+	assert_int_equal(t[0].wrong, 0);
+	assert_int_equal(t[1].wrong, 0);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 /*
  * A library let go and then rebuilt is not the object the scan read: a
  * load needing it fails, naming the change, rather than passing on a
@@ -807,6 +891,7 @@ int main(void)
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
 		cmocka_unit_test_setup(test_objects_let_go_and_read_again, setup),
 		cmocka_unit_test_setup(test_objects_let_go_under_two_workers, setup),
+		cmocka_unit_test_setup(test_candidates_forgotten_under_two_workers, setup),
 		cmocka_unit_test_setup(test_library_rebuilt_after_let_go_fails, setup),
 	};
 

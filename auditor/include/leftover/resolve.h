@@ -96,6 +96,15 @@ void lo_resolver_free(lo_resolver *r);
 int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out);
 
 /*
+ * A worker is done with `path`, read by lo_resolver_read or loaded by
+ * lo_load_simulate as a candidate: unless a load found it as a library, or
+ * a host uses it, the resolver drops it once its pages are released (a
+ * later ask reads it anew), so that memory does not grow with the number
+ * of candidates. A resolver without workers keeps it.
+ */
+void lo_resolver_forget(lo_resolver *r, const char *path);
+
+/*
  * A thread that reads many objects through the resolver, one candidate at
  * a time (a scan's judging threads). A resolver without workers keeps
  * every object it reads, and what it returns lives as long as it does.
