@@ -207,6 +207,7 @@ struct lo_resolver {
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
 	/* per target (as targets[]): directory -> its subdirectories, as lo_resolver_hwcaps_in saw them */
 	lo_map *hwcap_dirs[LO_RESOLVER_TARGETS];
+	pthread_mutex_t hwcap_lock; /* guards hwcap_dirs alone */
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */
 	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */

@@ -29,6 +29,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
 
 	lo_lock_init(&r->lock);
+	lo_lock_init(&r->hwcap_lock);
 	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
@@ -127,6 +128,7 @@ void lo_resolver_free(lo_resolver *r)
 		lo_map_free(r->hwcap_dirs[i], NULL);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->hwcap_lock);
 	free(r);
 }
 
@@ -699,39 +701,45 @@ const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t)
 /* Marks a stored answer of lo_resolver_hwcaps_in, so that "none" is not a NULL value. */
 #define HWCAPS_SEEN (1u << LO_TARGET_HWCAPS_MAX)
 
+/*
+ * Every directory of every search asks, so the answers have a lock of their
+ * own, and the directories are looked at outside it (two threads may both
+ * look at one; they see the same): under the resolver's lock, with the
+ * system calls inside it, this was a fifth of a scan's waits for it.
+ */
 unsigned lo_resolver_hwcaps_in(lo_resolver *r, const target_dirs *d, const char *dir)
 {
 	size_t t = (size_t)(d - r->targets), i;
 	unsigned found = 0;
+	lo_buf sub = LO_BUF_INIT;
 	void *seen;
 
 	if (!d->hwcap_count)
 		return 0;
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->hwcap_lock);
 	if (!r->hwcap_dirs[t])
 		r->hwcap_dirs[t] = lo_map_new();
-	if ((seen = lo_map_get(r->hwcap_dirs[t], dir, NULL))) {
-		found = (unsigned)(uintptr_t)seen & ~HWCAPS_SEEN;
-	} else {
-		lo_buf sub = LO_BUF_INIT;
+	seen = lo_map_get(r->hwcap_dirs[t], dir, NULL);
+	pthread_mutex_unlock(&r->hwcap_lock);
+	if (seen)
+		return (unsigned)(uintptr_t)seen & ~HWCAPS_SEEN;
+	for (i = 0; i < d->hwcap_count; i++) {
+		struct stat st;
+		int fd;
 
-		for (i = 0; i < d->hwcap_count; i++) {
-			struct stat st;
-			int fd;
-
-			lo_buf_clear(&sub);
-			lo_buf_printf(&sub, "%s%sglibc-hwcaps/%s", dir,
-				      dir[strlen(dir) - 1] == '/' ? "" : "/", d->hwcaps[i]);
-			fd = lo_resolver_open_fd(r, lo_buf_cstr(&sub), O_PATH | O_CLOEXEC);
-			if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-				found |= 1u << i;
-			if (fd >= 0)
-				close(fd);
-		}
-		lo_buf_dispose(&sub);
-		lo_map_put(r->hwcap_dirs[t], dir, (void *)(uintptr_t)(found | HWCAPS_SEEN));
+		lo_buf_clear(&sub);
+		lo_buf_printf(&sub, "%s%sglibc-hwcaps/%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+			      d->hwcaps[i]);
+		fd = lo_resolver_open_fd(r, lo_buf_cstr(&sub), O_PATH | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			found |= 1u << i;
+		if (fd >= 0)
+			close(fd);
 	}
-	pthread_mutex_unlock(&r->lock);
+	lo_buf_dispose(&sub);
+	pthread_mutex_lock(&r->hwcap_lock);
+	lo_map_put(r->hwcap_dirs[t], dir, (void *)(uintptr_t)(found | HWCAPS_SEEN));
+	pthread_mutex_unlock(&r->hwcap_lock);
 	return found;
 }
 
