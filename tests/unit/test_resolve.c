@@ -678,11 +678,11 @@ static void *forget_thread(void *arg)
  * A scan forgets each candidate once judged. Here the libraries the
  * modules need are candidates too, judged and forgotten by one worker
  * while the other loads a module that needs them, and the same module is
- * at times judged by both at once; with every page released at once (a
- * budget of one page) a forgotten object leaves the caches as soon as it
- * is judged. Every verdict stays right, and nothing is used after it is
- * freed or left unfreed (AddressSanitizer and its leak check, in the
- * sanitizer build).
+ * at times judged by both at once; with room for two objects and a
+ * budget smaller than the libraries (16 KiB), a forgotten object leaves
+ * the caches almost as soon as it is judged. Every verdict stays right,
+ * and nothing is used after it is freed or left unfreed (AddressSanitizer
+ * and its leak check, in the sanitizer build).
  */
 static void test_candidates_forgotten_under_two_workers(void **state)
 {
@@ -695,7 +695,7 @@ static void test_candidates_forgotten_under_two_workers(void **state)
 
 	build_let_go();
 	opts.kept_objects = 2;
-	opts.resident_budget = 4096;
+	opts.resident_budget = 16 << 10;
 	assert_int_equal(lo_resolver_new(&r, &opts), 0);
 	w = lo_resolver_worker_new(r);
 	lo_resolver_begin(w);
