@@ -148,7 +148,7 @@ typedef struct opened {
 	parsed *obj; /* NULL when it could not be read; owned by the inode map */
 	int err;     /* 0, LO_ENOTELF, LO_EINVALID, or -errno-like LO_ERROR */
 	int errnum;  /* errno when the file could not be opened */
-	char *msg;   /* owned: why it could not be read */
+	char *msg;   /* owned: why it could not be read, NULL when not opened (errnum says) */
 	bool ready;  /* set under the lock once the fields above are final */
 	unsigned users; /* threads between finding it and taking its object: not to be forgotten */
 } opened;
@@ -157,7 +157,8 @@ typedef struct opened {
  * A file as one caller gets it from lo_resolver_open: its entry and
  * lo_elf, which stays valid while the caller's worker is within its
  * candidate (or for good: a host's, or without workers). Without an elf,
- * err, errnum and msg (borrowed from the resolver) say why it cannot be read.
+ * err, errnum and msg say why it cannot be read; msg is borrowed from the
+ * resolver, or for a file not opened from the thread, until its next open.
  */
 typedef struct got {
 	parsed *obj;

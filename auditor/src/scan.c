@@ -101,7 +101,10 @@ static void gather_items(scan *s)
 		if (l->count)
 			memcpy(s->items + s->item_count, l->items, l->count * sizeof(item));
 		s->item_count += l->count;
-		l->count = 0;
+		/* the next root's walk grows its own: this one would sit unused to the end */
+		free(l->items);
+		l->items = NULL;
+		l->count = l->cap = 0;
 	}
 }
 
