@@ -595,32 +595,27 @@ static void *let_go_thread(void *arg)
 }
 
 /*
- * Two workers load at once while objects are let go under them: what one
- * still reads is freed only after its candidate ends (run under
- * AddressSanitizer, a use after free fails the test), and the host's
- * objects, read by both all along, are never let go, though the host is
- * made by a worker, as a scan makes its hosts when a candidate needs one.
+ * Run `fn` on two workers of a resolver made with `opts`, and a host of
+ * the native target made by a worker, as a scan makes its hosts when a
+ * candidate needs one; neither may judge anything wrong.
  */
-static void test_objects_let_go_under_two_workers(void **state)
+static void on_two_workers(const lo_resolver_opts *opts, void *(*fn)(void *))
 {
-	lo_resolver_opts opts = { 0 };
 	struct let_go_worker t[2];
 	lo_resolver_worker *w;
 	pthread_t th;
 	lo_resolver *r;
 	lo_host *h;
 
-	build_let_go();
-	opts.kept_objects = 2;
-	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	assert_int_equal(lo_resolver_new(&r, opts), 0);
 	w = lo_resolver_worker_new(r);
 	lo_resolver_begin(w);
 	assert_int_equal(lo_host_new(&h, r, NULL), 0);
 	lo_resolver_end(w);
 	t[0] = (struct let_go_worker){ r, h, 0, 0 };
 	t[1] = (struct let_go_worker){ r, h, 1, 0 };
-	assert_int_equal(pthread_create(&th, NULL, let_go_thread, &t[1]), 0);
-	let_go_thread(&t[0]);
+	assert_int_equal(pthread_create(&th, NULL, fn, &t[1]), 0);
+	fn(&t[0]);
 	pthread_join(th, NULL);
 	assert_int_equal(t[0].wrong, 0);
 	assert_int_equal(t[1].wrong, 0);
@@ -628,11 +623,20 @@ static void test_objects_let_go_under_two_workers(void **state)
 	lo_resolver_free(r);
 }
 
-struct forget_worker {
-	lo_resolver *r;
-	const lo_host *h;
-	int first, wrong;
-};
+/*
+ * Two workers load at once while objects are let go under them: what one
+ * still reads is freed only after its candidate ends (run under
+ * AddressSanitizer, a use after free fails the test), and the host's
+ * objects, read by both all along, are never let go.
+ */
+static void test_objects_let_go_under_two_workers(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+
+	build_let_go();
+	opts.kept_objects = 2;
+	on_two_workers(&opts, let_go_thread);
+}
 
 /* Judge a/libl<i>.so as a candidate: it loads. */
 static bool library_judged_right(lo_resolver *r, const lo_host *h, int i, char *path, size_t size)
@@ -651,7 +655,7 @@ static bool library_judged_right(lo_resolver *r, const lo_host *h, int i, char *
 
 static void *forget_thread(void *arg)
 {
-	struct forget_worker *t = arg;
+	struct let_go_worker *t = arg;
 	lo_resolver_worker *w = lo_resolver_worker_new(t->r);
 	char path[8192];
 	int n;
@@ -687,29 +691,11 @@ static void *forget_thread(void *arg)
 static void test_candidates_forgotten_under_two_workers(void **state)
 {
 	lo_resolver_opts opts = { 0 };
-	struct forget_worker t[2];
-	lo_resolver_worker *w;
-	pthread_t th;
-	lo_resolver *r;
-	lo_host *h;
 
 	build_let_go();
 	opts.kept_objects = 2;
 	opts.resident_budget = 16 << 10;
-	assert_int_equal(lo_resolver_new(&r, &opts), 0);
-	w = lo_resolver_worker_new(r);
-	lo_resolver_begin(w);
-	assert_int_equal(lo_host_new(&h, r, NULL), 0);
-	lo_resolver_end(w);
-	t[0] = (struct forget_worker){ r, h, 0, 0 };
-	t[1] = (struct forget_worker){ r, h, 1, 0 };
-	assert_int_equal(pthread_create(&th, NULL, forget_thread, &t[1]), 0);
-	forget_thread(&t[0]);
-	pthread_join(th, NULL);
-	assert_int_equal(t[0].wrong, 0);
-	assert_int_equal(t[1].wrong, 0);
-	lo_host_free(h);
-	lo_resolver_free(r);
+	on_two_workers(&opts, forget_thread);
 }
 
 /*
