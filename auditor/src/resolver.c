@@ -319,8 +319,13 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 	size_t i, n = 0, budget;
 
 	pthread_mutex_lock(&r->lock);
+	/*
+	 * An object let go (or dropped) by another thread since this load took
+	 * it has no lo_elf until read again: marked, it would be released
+	 * through a NULL one.
+	 */
 	for (i = 0; i < count; i++)
-		if (objs[i].obj && !objs[i].obj->dropped)
+		if (objs[i].obj && objs[i].obj->elf)
 			resident_touch(r, objs[i].obj, i == 0);
 	budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
 	if (r->resident > budget)
