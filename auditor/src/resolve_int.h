@@ -71,7 +71,6 @@ typedef struct parsed {
 	atomic_bool needed;
 	size_t paths;    /* the path entries that name it */
 	bool forgotten;  /* a candidate judged: dropped once its pages are released or it is let go */
-	bool dropped;    /* out of the caches and retired, its lo_elf with it */
 } parsed;
 
 /*
