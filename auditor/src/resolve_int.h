@@ -77,7 +77,8 @@ typedef struct parsed {
  * The pages of the libraries that loads use stay in memory until released;
  * past a budget the least recently used are released, down to three
  * quarters of it, so memory grows with the largest libraries, not with the
- * tree. Each object counts the bytes of its tables (lo_elf_table_bytes).
+ * tree. Each object counts the bytes of its tables (lo_elf_table_bytes)
+ * from when it is taken until they are released.
  * The libraries every load needs (a tree's own libLLVM, say) should fit:
  * released too soon they are read again and again. In the benchmark tree
  * they are 43 MB; its peak and time by budget (2026-12-04, interleaved

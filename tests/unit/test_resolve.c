@@ -476,6 +476,42 @@ static void test_budget_counts_tables_not_the_span(void **state)
 }
 
 /*
+ * An object counts against the budget once it is read, before any load
+ * uses it: counted only after a load, what loads in flight read came on
+ * top of the budget. Three libraries of 120 KB of tables, read and
+ * looked into one after another, are more than twice the largest: the
+ * third's read gives back the pages of the first two.
+ */
+static void test_an_object_counts_once_read(void **state)
+{
+	static const char *const names[] = { "big1", "big2", "big3" };
+	lo_resolver_opts opts = { 0 };
+	char lib[3][8192], sym[128];
+	const lo_elf *e;
+	lo_resolver *r;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		char cand[16];
+
+		snprintf(cand, sizeof(cand), "m%zu", i + 1);
+		build_big(names[i], cand);
+		snprintf(lib[i], sizeof(lib[i]), "%s/a/lib%s.so", work, names[i]);
+	}
+	opts.resident_budget = 64 << 10;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(lo_resolver_read(r, lib[i], &e), 0);
+		snprintf(sym, sizeof(sym), "%s_function_with_a_long_name_1999", names[i]);
+		assert_true(lo_elf_exports(e, sym));
+		assert_true(unit_rss_kib(NULL, lib[i]) > 0);
+	}
+	assert_int_equal(unit_rss_kib(NULL, lib[0]), 0);
+	assert_int_equal(unit_rss_kib(NULL, lib[1]), 0);
+	lo_resolver_free(r);
+}
+
+/*
  * Eight modules WORK/m<i>.so, each calling base() from WORK/b/libbase.so
  * and l<i>() from its own WORK/a/libl<i>.so. Modules 3 and 6 are stale:
  * their library was rebuilt without l<i> after they were linked.
@@ -880,6 +916,7 @@ int main(void)
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
+		cmocka_unit_test_setup(test_an_object_counts_once_read, setup),
 		cmocka_unit_test_setup(test_objects_let_go_and_read_again, setup),
 		cmocka_unit_test_setup(test_objects_let_go_under_two_workers, setup),
 		cmocka_unit_test_setup(test_candidates_forgotten_under_two_workers, setup),
