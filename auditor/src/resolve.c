@@ -227,6 +227,23 @@ static void trace_object(proc *p, const char *name, const char *path, size_t nee
 }
 
 /*
+ * What a search passed over, and why, is written down only when it is
+ * shown: in a trace, or for a library not found, searched for again.
+ * Written at every search, a line for each path not there, it was a tenth
+ * of the instructions a scan spent looking for libraries (callgrind,
+ * bench scale 1).
+ */
+static void search_again_saying(proc *p, size_t loader, const char *name, lo_buf *tried)
+{
+	lookup lk = { .name = name, .tried = tried };
+
+	lo_buf_clear(tried);
+	lo_resolve_search(p, loader, &lk);
+	free(lk.path);
+	free(lk.fatal);
+}
+
+/*
  * Map the needed closure of the objects from `start` on, breadth-first as
  * _dl_map_object_deps does. Returns the number of problems added.
  */
@@ -240,7 +257,7 @@ static size_t map_closure(proc *p, size_t start)
 
 		for (j = 0; j < lo_elf_needed_count(p->objs[i].elf); j++) {
 			const char *name = lo_elf_needed(p->objs[i].elf, j);
-			lookup lk = { .name = name, .tried = &tried };
+			lookup lk = { .name = name, .tried = p->trace ? &tried : NULL };
 			size_t k = find_loaded(p, name);
 			enum try_result res;
 
@@ -265,6 +282,8 @@ static size_t map_closure(proc *p, size_t start)
 					    lo_resolve_keep_dup(p, name), lk.fatal);
 				lk.fatal = NULL;
 			} else {
+				if (!lk.tried)
+					search_again_saying(p, i, name, &tried);
 				trace_object(p, name, NULL, i, LO_VIA_NOT_FOUND, NULL, &tried,
 					     p->objs[i].depth + 1);
 				add_problem(p, LO_PROBLEM_MISSING_LIBRARY, p->objs[i].path, NULL, NULL,

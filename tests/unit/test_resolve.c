@@ -778,6 +778,41 @@ static void test_library_rebuilt_after_let_go_fails(void **state)
 	lo_resolver_free(r);
 }
 
+/*
+ * A library not found is reported with every path tried and why, though
+ * a load without a trace writes down nothing while it searches: the
+ * paths come from the search made again for the report.
+ */
+static void test_missing_library_says_what_was_tried(void **state)
+{
+	char path[8192], tried[8192];
+	const lo_problem *pr;
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+
+	put("gone.c", "int gone(void) { return 1; }\n");
+	put("m.c", "int gone(void); int m(void) { return gone(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libgone.so gone.c && "
+	   "cc -shared -fPIC -o m.so m.c -La -lgone -Wl,-rpath,'$ORIGIN/a' && rm a/libgone.so",
+	   work);
+	snprintf(path, sizeof(path), "%s/m.so", work);
+	assert_int_equal(lo_resolver_new(&r, NULL), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	assert_int_equal(lo_load_simulate(&l, r, h, path, 0, NULL, NULL), 0);
+	assert_false(lo_load_ok(l));
+	assert_int_equal(lo_load_problem_count(l), 1);
+	pr = lo_load_problem_at(l, 0);
+	assert_int_equal(pr->kind, LO_PROBLEM_MISSING_LIBRARY);
+	assert_string_equal(pr->library, "libgone.so");
+	snprintf(tried, sizeof(tried), "not found; tried:\n%s/a/libgone.so: No such file or directory\n",
+		 work);
+	assert_non_null(strstr(pr->detail, tried));
+	lo_load_free(l);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -917,6 +952,7 @@ int main(void)
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
 		cmocka_unit_test_setup(test_an_object_counts_once_read, setup),
+		cmocka_unit_test_setup(test_missing_library_says_what_was_tried, setup),
 		cmocka_unit_test_setup(test_objects_let_go_and_read_again, setup),
 		cmocka_unit_test_setup(test_objects_let_go_under_two_workers, setup),
 		cmocka_unit_test_setup(test_candidates_forgotten_under_two_workers, setup),
