@@ -17,6 +17,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/git.h"
 #include "rules_int.h"
 
 /* --- interpreting entries --- */
@@ -415,7 +416,7 @@ static lo_rules *rules_new(void)
 {
 	lo_rules *r;
 
-	git_libgit2_init();
+	lo_libgit2_init();
 	r = lo_xcalloc(1, sizeof(*r));
 	r->fail = LO_RULES_FAIL_STALE;
 	return r;
@@ -562,7 +563,7 @@ void lo_rules_free(lo_rules *r)
 	}
 	free(r->rules);
 	free(r);
-	git_libgit2_shutdown();
+	lo_libgit2_shutdown();
 }
 
 /* --- queries --- */

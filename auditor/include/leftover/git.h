@@ -17,6 +17,14 @@
 
 typedef struct lo_git lo_git;
 
+/*
+ * libgit2 for the modules that use it (this one and rules): its global
+ * state set up (git_libgit2_init), counted, and torn down with the last.
+ * What of it is left out is said in git.c.
+ */
+void lo_libgit2_init(void);
+void lo_libgit2_shutdown(void);
+
 /* The repository holding `dir`; *out NULL (and 0) when there is none. */
 int lo_git_open(lo_git **out, const char *dir);
 void lo_git_free(lo_git *g);
