@@ -1,9 +1,12 @@
 /*
  * map.c - open-addressing hash map with string keys (see map.h).
  *
- * Linear probing over a power-of-two table kept at most half full; FNV-1a
- * hashes. A removal moves later entries of its run back into the hole
- * (backward shift), so that lookups need no tombstones.
+ * Linear probing over a power-of-two table kept at most three quarters
+ * full (each slot keeps its key's hash, so a probe past another key rarely
+ * reads it); FNV-1a hashes. Half full, the resolver's path cache was the
+ * largest thing on a scan's heap: 2.6 of 12.2 MB at bench scale 4.
+ * A removal moves later entries of its run back into the hole (backward
+ * shift), so that lookups need no tombstones.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,7 +99,7 @@ void lo_map_put(lo_map *m, const char *key, void *value)
 	slot *s = find(m, key, h);
 
 	if (!s->key) {
-		if ((m->count + 1) * 2 > m->cap) {
+		if ((m->count + 1) * 4 > m->cap * 3) {
 			grow(m);
 			s = find(m, key, h);
 		}
