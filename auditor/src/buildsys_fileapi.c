@@ -48,12 +48,55 @@ static json_t *load_json(const char *path, json_error_t *err)
 
 /* ---- CMakeCache.txt ------------------------------------------------------ */
 
+/*
+ * The next NAME:TYPE=VALUE line of a cache: *name and *value point into
+ * *line, cut there; false at the end. Comments (# and //) and blank lines
+ * have no NAME:TYPE= and are passed over.
+ */
+static bool cache_next(FILE *f, char **line, size_t *cap, const char **name, const char **value)
+{
+	ssize_t n;
+
+	while ((n = getline(line, cap, f)) > 0) {
+		char *colon, *eq, *l = *line;
+
+		if (l[0] == '#' || l[0] == '/' || !(colon = strchr(l, ':')) || !(eq = strchr(colon, '=')))
+			continue;
+		while (n > 0 && (l[n - 1] == '\n' || l[n - 1] == '\r'))
+			l[--n] = '\0';
+		*colon = '\0';
+		*name = l;
+		*value = eq + 1;
+		return true;
+	}
+	return false;
+}
+
+lo_map *lo_buildsys_cache_read(const char *path)
+{
+	const char *name, *value;
+	char *line = NULL;
+	size_t cap = 0;
+	lo_map *vars;
+	FILE *f = lo_bs_open_record(path);
+
+	if (!f)
+		return NULL;
+	vars = lo_map_new();
+	while (cache_next(f, &line, &cap, &name, &value))
+		if (!lo_map_get(vars, name, NULL))
+			lo_map_put(vars, name, lo_xstrdup(value));
+	free(line);
+	fclose(f);
+	return vars;
+}
+
 char *lo_buildsys_cache_value(const char *build_dir, const char *name)
 {
-	char line[PATH_MAX + 256];
+	const char *n, *v;
 	lo_buf path = LO_BUF_INIT;
-	size_t n = strlen(name);
-	char *value = NULL;
+	char *line = NULL, *value = NULL;
+	size_t cap = 0;
 	FILE *f;
 
 	lo_buf_printf(&path, "%s/CMakeCache.txt", build_dir);
@@ -61,24 +104,10 @@ char *lo_buildsys_cache_value(const char *build_dir, const char *name)
 	lo_buf_dispose(&path);
 	if (!f)
 		return NULL;
-	/* NAME:TYPE=VALUE, one per line; a line longer than the buffer is skipped whole */
-	while (!value && fgets(line, sizeof(line), f)) {
-		char *eq, *end;
-
-		if (!strchr(line, '\n') && !feof(f)) {
-			int c;
-
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (strncmp(line, name, n) || line[n] != ':' || !(eq = strchr(line + n, '=')))
-			continue;
-		end = eq + strlen(eq);
-		while (end > eq + 1 && (end[-1] == '\n' || end[-1] == '\r'))
-			*--end = '\0';
-		value = lo_xstrdup(eq + 1);
-	}
+	while (!value && cache_next(f, &line, &cap, &n, &v))
+		if (!strcmp(n, name))
+			value = lo_xstrdup(v);
+	free(line);
 	fclose(f);
 	return value;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/buildsys.h"
 #include "leftover/error.h"
 #include "leftover/git.h"
 #include "rules_int.h"
@@ -157,6 +158,14 @@ static char *program_find(lo_rules *r, const entry *e, const char *v)
  * the host without a program; a plain value is what the rule's author
  * wrote, so one that is missing is an error.
  */
+/* The value of VAR in the tree's CMakeCache.txt, owned; NULL when unset or empty. */
+static char *cmake_var(const lo_rules *r, const char *var)
+{
+	const char *v = r->cmake_vars ? lo_map_get(r->cmake_vars, var, NULL) : NULL;
+
+	return v && *v ? lo_xstrdup(v) : NULL;
+}
+
 static int host_set_program(lo_rules *r, host *h, const entry *e)
 {
 	const char *v = e->value;
@@ -181,7 +190,7 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 			if (!(bar = memchr(p, '|', (size_t)(v + end - p))))
 				bar = v + end;
 			var = lo_xstrndup(p, (size_t)(bar - p));
-			prog = lo_rules_cmake_cache_get(r->cmake_cache, var);
+			prog = cmake_var(r, var);
 			free(var);
 			p = bar + 1;
 		}
@@ -473,7 +482,8 @@ int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const 
 	r->cmake_cache = lo_rules_cmake_cache_find(build_dir);
 	if (r->cmake_cache) {
 		tree = lo_xstrndup(r->cmake_cache, strlen(r->cmake_cache) - strlen("/CMakeCache.txt"));
-		src = lo_rules_cmake_cache_get(r->cmake_cache, "CMAKE_HOME_DIRECTORY");
+		r->cmake_vars = lo_buildsys_cache_read(r->cmake_cache);
+		src = cmake_var(r, "CMAKE_HOME_DIRECTORY");
 	} else {
 		tree = lo_xstrdup(build_dir);
 	}
@@ -542,6 +552,7 @@ void lo_rules_free(lo_rules *r)
 		free(r->warnings[i]);
 	free(r->warnings);
 	free(r->cmake_cache);
+	lo_map_free(r->cmake_vars, free);
 	lo_pattern_set_dispose(&r->candidates);
 	for (i = 0; i < r->host_count; i++) {
 		free(r->hosts[i].name);

@@ -15,6 +15,7 @@
 
 #include <git2.h>
 
+#include "leftover/map.h"
 #include "leftover/rules.h"
 
 /* Rule files are small; anything bigger is not a rule file someone wrote. */
@@ -107,6 +108,12 @@ struct lo_rules {
 	size_t entry_count, entry_cap;
 
 	char *cmake_cache; /* the build tree's CMakeCache.txt, owned, or NULL */
+	/*
+	 * Its variables, read once (lo_buildsys_cache_read), or NULL: every
+	 * ${cmake:VAR} of every host asks, 19 with the shipped rules, and an
+	 * LLVM tree's cache runs to hundreds of kilobytes.
+	 */
+	lo_map *cmake_vars;
 	bool resolve_cmake; /* false for --check and for loads without a tree */
 
 	pattern_set candidates; /* include, and exclude as `!` */
@@ -141,9 +148,6 @@ int lo_rules_collect_defaults(lo_rules *r);
 
 /* The user's layer, $XDG_CONFIG_HOME/leftover/rules; one that may not be read is a warning. */
 int lo_rules_collect_user(lo_rules *r);
-
-/* The value of VAR in a CMakeCache.txt (lines `VAR:TYPE=VALUE`), owned, or NULL. */
-char *lo_rules_cmake_cache_get(const char *cache, const char *var);
 
 /* The CMakeCache.txt of dir or of its nearest ancestor that has one, owned, or NULL. */
 char *lo_rules_cmake_cache_find(const char *dir);

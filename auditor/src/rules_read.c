@@ -427,31 +427,6 @@ int lo_rules_collect_user(lo_rules *r)
 
 /* --- CMakeCache.txt --- */
 
-/* The value of VAR in a CMakeCache.txt (lines `VAR:TYPE=VALUE`), owned, or NULL. */
-char *lo_rules_cmake_cache_get(const char *cache, const char *var)
-{
-	char *line = NULL, *value = NULL;
-	size_t cap = 0, vlen = strlen(var);
-	ssize_t n;
-	FILE *f;
-
-	if (!cache || !(f = fopen(cache, "r")))
-		return NULL;
-	while (!value && (n = getline(&line, &cap, f)) > 0) {
-		char *eq;
-
-		if (strncmp(line, var, vlen) || line[vlen] != ':' || !(eq = strchr(line + vlen, '=')))
-			continue;
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = '\0';
-		if (eq[1])
-			value = lo_xstrdup(eq + 1);
-	}
-	free(line);
-	fclose(f);
-	return value;
-}
-
 /* The CMakeCache.txt of dir or of its nearest ancestor that has one, owned, or NULL. */
 char *lo_rules_cmake_cache_find(const char *dir)
 {

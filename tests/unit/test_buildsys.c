@@ -532,6 +532,13 @@ static void test_cache_values(void **state)
 	assert_null(lo_buildsys_cache_value(tree, "LIBNAM")); /* a prefix is not the name */
 	assert_null(lo_buildsys_cache_value(tree, "NO_SUCH_VARIABLE"));
 	assert_null(lo_buildsys_cache_value("/nonexistent", "LIBNAME"));
+	/* a value longer than any path (a list of flags, say) is read whole */
+	sh("cd '%s' && printf 'LONG:STRING=%%08000d\\n' 7 >> CMakeCache.txt", tree);
+	v = lo_buildsys_cache_value(tree, "LONG");
+	assert_non_null(v);
+	assert_int_equal(strlen(v), 8000);
+	assert_string_equal(v + 7999, "7");
+	free(v);
 }
 
 static void test_bookkeeping(void **state)

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "leftover/map.h"
 #include "leftover/walk.h"
 
 typedef struct lo_buildsys lo_buildsys;
@@ -121,7 +122,14 @@ const char *lo_buildsys_orphan_at(const lo_buildsys *bs, size_t i);
  */
 const char *lo_buildsys_superseded(const lo_buildsys *bs, const char *needed);
 
-/* The value of NAME in BUILD_DIR/CMakeCache.txt (NAME:TYPE=VALUE), owned, or NULL. */
+/*
+ * The CMakeCache.txt at `path`, each NAME:TYPE=VALUE line as NAME -> VALUE
+ * (owned strings: lo_map_free(m, free)), the first line of a name kept;
+ * NULL when it cannot be read. Read as the build's other records are: a
+ * FIFO or device in its place is refused, not waited on.
+ */
+lo_map *lo_buildsys_cache_read(const char *path);
+/* The value of NAME in BUILD_DIR/CMakeCache.txt, owned, or NULL. */
 char *lo_buildsys_cache_value(const char *build_dir, const char *name);
 
 /* Generator bookkeeping (CMakeFiles/, .ninja_*, CMakeCache.txt, object files)? */
