@@ -148,6 +148,14 @@ static char *program_find(lo_rules *r, const entry *e, const char *v)
 	return NULL;
 }
 
+/* The value of VAR in the tree's CMakeCache.txt, owned; NULL when unset or empty. */
+static char *cmake_var(const lo_rules *r, const char *var)
+{
+	const char *v = r->cmake_vars ? lo_map_get(r->cmake_vars, var, NULL) : NULL;
+
+	return v && *v ? lo_xstrdup(v) : NULL;
+}
+
 /*
  * Resolve a host program: `${cmake:A|B}` (the first of the CMakeCache
  * variables that is set; none set leaves the host without a program, or
@@ -158,14 +166,6 @@ static char *program_find(lo_rules *r, const entry *e, const char *v)
  * the host without a program; a plain value is what the rule's author
  * wrote, so one that is missing is an error.
  */
-/* The value of VAR in the tree's CMakeCache.txt, owned; NULL when unset or empty. */
-static char *cmake_var(const lo_rules *r, const char *var)
-{
-	const char *v = r->cmake_vars ? lo_map_get(r->cmake_vars, var, NULL) : NULL;
-
-	return v && *v ? lo_xstrdup(v) : NULL;
-}
-
 static int host_set_program(lo_rules *r, host *h, const entry *e)
 {
 	const char *v = e->value;
