@@ -631,19 +631,25 @@ static void *let_go_thread(void *arg)
 }
 
 /*
- * Run `fn` on two workers of a resolver made with `opts`, and a host of
- * the native target made by a worker, as a scan makes its hosts when a
- * candidate needs one; neither may judge anything wrong.
+ * Run `fn` on two workers over the let-go modules (build_let_go), with a
+ * resolver that keeps two objects and a page-budget of one page, so that
+ * objects are let go and pages released under nearly every load, and a
+ * host of the native target made by a worker, as a scan makes its hosts
+ * when a candidate needs one; neither may judge anything wrong.
  */
-static void on_two_workers(const lo_resolver_opts *opts, void *(*fn)(void *))
+static void on_two_workers(void *(*fn)(void *))
 {
+	lo_resolver_opts opts = { 0 };
 	struct let_go_worker t[2];
 	lo_resolver_worker *w;
 	pthread_t th;
 	lo_resolver *r;
 	lo_host *h;
 
-	assert_int_equal(lo_resolver_new(&r, opts), 0);
+	build_let_go();
+	opts.kept_objects = 2;
+	opts.resident_budget = 4096;
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
 	w = lo_resolver_worker_new(r);
 	lo_resolver_begin(w);
 	assert_int_equal(lo_host_new(&h, r, NULL), 0);
@@ -671,12 +677,7 @@ static void on_two_workers(const lo_resolver_opts *opts, void *(*fn)(void *))
  */
 static void test_objects_let_go_under_two_workers(void **state)
 {
-	lo_resolver_opts opts = { 0 };
-
-	build_let_go();
-	opts.kept_objects = 2;
-	opts.resident_budget = 4096;
-	on_two_workers(&opts, let_go_thread);
+	on_two_workers(let_go_thread);
 }
 
 /* Judge a/libl<i>.so as a candidate: it loads. */
@@ -731,12 +732,7 @@ static void *forget_thread(void *arg)
  */
 static void test_candidates_forgotten_under_two_workers(void **state)
 {
-	lo_resolver_opts opts = { 0 };
-
-	build_let_go();
-	opts.kept_objects = 2;
-	opts.resident_budget = 4096;
-	on_two_workers(&opts, forget_thread);
+	on_two_workers(forget_thread);
 }
 
 /*
