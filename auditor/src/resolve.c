@@ -547,7 +547,7 @@ static int host_preload(lo_host *h, const char *path)
 
 	if (!o.elf)
 		return lo_error_set(o.err, "host program '%s' loads '%s' first, which cannot be "
-				    "used: %s", h->name, path, o.msg);
+				    "used: %s", h->name, path, lo_resolver_why(&o, path));
 	if (lo_target_of(o.elf) != p->target)
 		return lo_error_set(LO_EINVALID, "host program '%s' loads '%s' first, which is not "
 				    "an object of its machine (%s)", h->name, path, p->target->name);
@@ -577,7 +577,8 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 		char *real, *origin;
 
 		if (!o.elf) {
-			err = lo_error_set(o.err, "cannot use host program: %s%s", o.msg,
+			err = lo_error_set(o.err, "cannot use host program: %s%s",
+					   lo_resolver_why(&o, program),
 					   o.err == LO_ENOTELF
 						   ? " (a script or shim, not the program itself?)"
 						   : "");
@@ -703,7 +704,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	o = lo_resolver_open(r, path, LO_USE_CANDIDATE);
 	if (!o.elf) {
 		add_problem(p, LO_PROBLEM_UNREADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
-			    lo_xstrdup(o.msg));
+			    lo_xstrdup(lo_resolver_why(&o, path)));
 		return 0;
 	}
 	l->elf = o.elf;

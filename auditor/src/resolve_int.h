@@ -157,8 +157,9 @@ typedef struct opened {
  * A file as one caller gets it from lo_resolver_open: its entry and
  * lo_elf, which stays valid while the caller's worker is within its
  * candidate (or for good: a host's, or without workers). Without an elf,
- * err, errnum and msg say why it cannot be read; msg is borrowed from the
- * resolver, or for a file not opened from the thread, until its next open.
+ * err and errnum say why it cannot be read, and lo_resolver_why in words;
+ * msg is that sentence when the file was opened (borrowed from the
+ * resolver), NULL when it was not.
  */
 typedef struct got {
 	parsed *obj;
@@ -267,6 +268,12 @@ typedef enum lo_use {
  * later ask, its lo_elf read again if it was let go meanwhile.
  */
 got lo_resolver_open(lo_resolver *r, const char *path, lo_use use);
+/*
+ * Why g, got for `path`, has no object: its msg, or for a file not opened
+ * a sentence of the thread's, valid until its next call. Made only when
+ * asked: most files not opened are paths a search passes over.
+ */
+const char *lo_resolver_why(const got *g, const char *path);
 
 /*
  * After a load of objs[0] with its libraries objs[1..n-1] (those a dlopen

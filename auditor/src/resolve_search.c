@@ -71,7 +71,7 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 		return TRY_NEXT;
 	}
 	if (!e) {
-		lk->fatal = lo_resolve_fmt("%s", o.msg);
+		lk->fatal = lo_resolve_fmt("%s", lo_resolver_why(&o, path));
 		return TRY_FATAL;
 	}
 	if ((res = judge_file(p, path, e, lk)) == TRY_FOUND)
