@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "leftover/buf.h"
 #include "leftover/report.h"
@@ -309,7 +310,8 @@ static json_t *reason_json(const lo_reason *r)
 #define JSON_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY)
 
 typedef struct json_sink {
-	FILE *out;
+	FILE *out;      /* where the blocks go, or when NULL */
+	lo_buf *mem;    /* into memory */
 	unsigned depth; /* spaces after each line break of the value being dumped */
 	size_t len;
 	char block[1 << 16];
@@ -320,6 +322,10 @@ static int json_sink_flush(json_sink *s)
 	size_t n = s->len;
 
 	s->len = 0;
+	if (!s->out) {
+		lo_buf_add(s->mem, s->block, n);
+		return 0;
+	}
 	return fwrite(s->block, 1, n, s->out) == n ? 0 : -1;
 }
 
@@ -328,6 +334,10 @@ static int json_sink_put(json_sink *s, const char *data, size_t size)
 	if (size > sizeof(s->block) - s->len) {
 		if (json_sink_flush(s) < 0)
 			return -1;
+		if (size > sizeof(s->block) && !s->out) {
+			lo_buf_add(s->mem, data, size);
+			return 0;
+		}
 		if (size > sizeof(s->block))
 			return fwrite(data, 1, size, s->out) == size ? 0 : -1;
 	}
@@ -448,26 +458,87 @@ static json_t *tail_json(const lo_scan_result *res)
 	return doc;
 }
 
-int lo_report_write_json(FILE *out, const lo_scan_result *res)
+static json_sink *json_sink_new(FILE *out, lo_buf *mem)
 {
-	json_sink *sink = lo_xmalloc(sizeof(*sink));
-	json_t *head = json_object();
+	json_sink *s = lo_xmalloc(sizeof(*s));
+
+	s->out = out;
+	s->mem = mem;
+	s->depth = 0;
+	s->len = 0;
+	return s;
+}
+
+/* The entries of "files" from `from` to `to` (not included). */
+static int json_sink_files(json_sink *s, const lo_scan_result *res, size_t from, size_t to)
+{
 	size_t i;
+	int rc = 0;
+
+	for (i = from; i < to && rc >= 0; i++) {
+		rc |= json_sink_puts(s, i ? ",\n  " : "\n  ");
+		rc |= json_sink_value(s, file_json(&res->files[i]), 2);
+	}
+	return rc;
+}
+
+/*
+ * The files are most of the document, and jansson escapes them a byte at
+ * a time: 9 ms of a 230 ms scan at bench scale 1, on one thread, after
+ * the judging. Past FILES_SPLIT files, a second thread writes the later
+ * half into memory (half the text: 1.8 MB at scale 4, once the tables'
+ * pages are gone) while the caller's writes the first half out.
+ */
+#define FILES_SPLIT 512
+
+typedef struct files_half {
+	const lo_scan_result *res;
+	lo_buf text;
+	int rc;
+} files_half;
+
+static void *json_later_half(void *arg)
+{
+	files_half *h = arg;
+	json_sink *s = json_sink_new(NULL, &h->text);
+
+	h->rc = json_sink_files(s, h->res, h->res->file_count / 2, h->res->file_count);
+	h->rc |= json_sink_flush(s);
+	free(s);
+	return NULL;
+}
+
+static int json_sink_all_files(json_sink *s, const lo_scan_result *res)
+{
+	files_half later = { res, LO_BUF_INIT, 0 };
+	pthread_t thread;
 	int rc;
 
-	sink->out = out;
-	sink->depth = 0;
-	sink->len = 0;
+	if (res->file_count < FILES_SPLIT || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    pthread_create(&thread, NULL, json_later_half, &later) != 0)
+		return json_sink_files(s, res, 0, res->file_count);
+	rc = json_sink_files(s, res, 0, res->file_count / 2);
+	pthread_join(thread, NULL);
+	rc |= later.rc;
+	if (rc >= 0)
+		rc |= json_sink_put(s, later.text.ptr, later.text.len);
+	lo_buf_dispose(&later.text);
+	return rc;
+}
+
+int lo_report_write_json(FILE *out, const lo_scan_result *res)
+{
+	json_sink *sink = json_sink_new(out, NULL);
+	json_t *head = json_object();
+	int rc;
+
 	json_object_set_new(head, "leftover", json_integer(1));
 	set_path(head, "root", res->root);
 	/* each call below is made whatever the last returned (they take their values): -1 sticks */
 	rc = json_sink_puts(sink, "{\n");
 	rc |= json_sink_members(sink, head, true);
 	rc |= json_sink_puts(sink, " \"files\": [");
-	for (i = 0; i < res->file_count && rc >= 0; i++) {
-		rc |= json_sink_puts(sink, i ? ",\n  " : "\n  ");
-		rc |= json_sink_value(sink, file_json(&res->files[i]), 2);
-	}
+	rc |= json_sink_all_files(sink, res);
 	rc |= json_sink_puts(sink, res->file_count ? "\n ],\n" : "],\n");
 	rc |= json_sink_members(sink, tail_json(res), false);
 	rc |= json_sink_puts(sink, "}\n");

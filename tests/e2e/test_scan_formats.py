@@ -21,6 +21,24 @@ def tree():
     return d
 
 
+def test_json_of_many_files_is_one_document_in_order():
+    # Past a few hundred files the report is written by two threads, one
+    # half each: the document must read as one, every file once, in order.
+    d = tree()
+    lib = (d / "libfine.so").read_bytes()
+    many = ["many/%03d/libfine%d.so" % (i // 10, i) for i in range(700)]
+    for rel in many:
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_bytes(lib)
+    r = lotest.scan(d)
+    assert r.rc == 1, r
+    paths = [f["path"] for f in r.doc["files"]]
+    assert paths == sorted(many + ["lib/libgone.so", "libfine.so", "libuser.so"]), paths
+    assert [p for p in paths if r.file(p)["verdict"] != "ok"] == ["libuser.so"], r.doc
+    # jansson's layout, as one dump of the whole document writes it
+    assert r.stdout == json.dumps(r.doc, indent=1, ensure_ascii=False) + "\n", r.stdout[:2000]
+
+
 def test_junit_has_a_failing_testcase_per_broken_file():
     d = tree()
     broken = {p for p, f in lotest.scan(d).files.items() if f["verdict"] == "broken"}
