@@ -15,6 +15,7 @@
 #ifndef LEFTOVER_RESOLVE_INT_H
 #define LEFTOVER_RESOLVE_INT_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -54,6 +55,7 @@ typedef struct parsed {
 	/* under the resolver's lock, but for `bound` (a worker reads the lo_elf it got without it) */
 	lo_elf *elf;     /* owned; NULL once let go (until read again) */
 	char *path;      /* owned: where it was read, to read it again */
+	char *key;       /* owned: the by_path key it was read under (path_key) */
 	lo_elf_stamp stamp; /* the file as first read: read again, it must be the same */
 	bool permanent;  /* a host's object: never let go */
 	bool reading;    /* being read again by one thread; the others wait on `ready` */
@@ -205,11 +207,12 @@ struct lo_resolver {
 	 */
 	pthread_mutex_t lock;
 	pthread_cond_t ready;
-	lo_map *by_path;  /* path -> opened* */
+	lo_map *by_path;  /* path_key ("dev:ino/name") -> opened* */
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
 	/* per target (as targets[]): directory -> its subdirectories, as lo_resolver_hwcaps_in saw them */
 	lo_map *hwcap_dirs[LO_RESOLVER_TARGETS];
-	pthread_mutex_t hwcap_lock; /* guards hwcap_dirs alone */
+	lo_map *by_dir;   /* directory as spelled -> dir_id* (owned), as path_key saw it */
+	pthread_mutex_t dir_lock; /* guards hwcap_dirs and by_dir alone */
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */
 	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
@@ -346,6 +349,22 @@ const char *lo_resolve_class_name(const lo_elf *e);
  * libc), in the loader's order for p's target (resolve_search.c).
  */
 enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk);
+
+/* ---- resolver_dirs.c ---- */
+
+/* "dev:ino" in fixed-width hex, and its NUL: a file's by_inode key */
+#define LO_INODE_KEY_SIZE 34
+void lo_resolver_inode_key(char key[LO_INODE_KEY_SIZE], dev_t dev, ino_t ino);
+
+/* "dev:ino/" and a name; or '=' and a path that has no such key */
+#define LO_PATH_KEY_SIZE (PATH_MAX + 2)
+/*
+ * The by_path key of `path`: its directory's inode and its last name, as
+ * open(2) finds the file. False, with *errnum, when its directory cannot
+ * be searched: then the path fails as open would, with that errno.
+ */
+bool lo_resolver_path_key(lo_resolver *r, const char *path, char key[LO_PATH_KEY_SIZE],
+			  int *errnum);
 
 /*
  * Which of d's glibc-hwcaps subdirectories `dir` holds: bit i for

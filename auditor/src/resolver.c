@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +30,11 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	const char *conf = opts && opts->ldso_conf ? opts->ldso_conf : "/etc/ld.so.conf";
 
 	lo_lock_init(&r->lock);
-	lo_lock_init(&r->hwcap_lock);
+	lo_lock_init(&r->dir_lock);
 	pthread_cond_init(&r->ready, NULL);
 	r->by_path = lo_map_new();
 	r->by_inode = lo_map_new();
+	r->by_dir = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
 	r->kept_max = opts && opts->kept_objects ? opts->kept_objects : LO_KEPT_OBJECTS;
 	atomic_init(&r->epoch, 1);
@@ -83,6 +85,7 @@ static void free_parsed(void *v)
 
 	lo_elf_free(o->elf);
 	free(o->path);
+	free(o->key);
 	free(o->gone);
 	free(atomic_load(&o->bound));
 	free(o);
@@ -107,6 +110,7 @@ void lo_resolver_free(lo_resolver *r)
 	lo_strv_free(r->outside, r->outside_count);
 	lo_map_free(r->by_path, free_opened);
 	lo_map_free(r->by_inode, free_parsed);
+	lo_map_free(r->by_dir, free);
 	for (i = 0; i < r->retired_count; i++) {
 		lo_elf_free(r->retired[i].elf);
 		if (r->retired[i].obj)
@@ -128,28 +132,8 @@ void lo_resolver_free(lo_resolver *r)
 		lo_map_free(r->hwcap_dirs[i], NULL);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
-	pthread_mutex_destroy(&r->hwcap_lock);
+	pthread_mutex_destroy(&r->dir_lock);
 	free(r);
-}
-
-/*
- * The by_inode key of a file: its device and inode in fixed-width hex, by
- * hand (snprintf, for every path a search opened, was 1 % of a scan's
- * instructions at bench scale 1).
- */
-#define INODE_KEY_SIZE 34
-static void inode_key(char key[INODE_KEY_SIZE], dev_t dev, ino_t ino)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned long long d = dev, i = ino;
-	int k;
-
-	for (k = 15; k >= 0; k--, d >>= 4, i >>= 4) {
-		key[k] = hex[d & 15];
-		key[17 + k] = hex[i & 15];
-	}
-	key[16] = ':';
-	key[33] = '\0';
 }
 
 /*
@@ -157,10 +141,10 @@ static void inode_key(char key[INODE_KEY_SIZE], dev_t dev, ino_t ino)
  * two paths is one object (checked again under the lock, since another
  * thread may have parsed it meanwhile under its other name).
  */
-static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
+static void resolver_read_into(lo_resolver *r, const char *path, const char *key, opened *o)
 {
 	struct stat st;
-	char key[INODE_KEY_SIZE];
+	char inode[LO_INODE_KEY_SIZE];
 	parsed *found;
 	lo_elf *e;
 	int rc, fd = -1, tries = 0;
@@ -186,10 +170,10 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 		o->err = LO_ERROR;
 		return;
 	}
-	inode_key(key, st.st_dev, st.st_ino);
+	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	/* counted at once: a forget meanwhile must see this path name it */
-	if ((found = lo_map_get(r->by_inode, key, NULL)))
+	if ((found = lo_map_get(r->by_inode, inode, NULL)))
 		found->paths++;
 	pthread_mutex_unlock(&r->lock);
 	if (found) {
@@ -205,17 +189,18 @@ static void resolver_read_into(lo_resolver *r, const char *path, opened *o)
 		return;
 	}
 	/* the file may have been replaced since the stat: key it by what was read */
-	inode_key(key, lo_elf_dev(e), lo_elf_ino(e));
+	lo_resolver_inode_key(inode, lo_elf_dev(e), lo_elf_ino(e));
 	pthread_mutex_lock(&r->lock);
-	if (!(found = lo_map_get(r->by_inode, key, NULL))) {
+	if (!(found = lo_map_get(r->by_inode, inode, NULL))) {
 		found = lo_xcalloc(1, sizeof(*found));
 		found->elf = e;
 		found->path = lo_xstrdup(path);
+		found->key = lo_xstrdup(key);
 		found->ring_at = NONE;
 		found->stamp = lo_elf_stamp_of(e);
 		found->bytes = lo_elf_table_bytes(e);
 		e = NULL;
-		lo_map_put(r->by_inode, key, found);
+		lo_map_put(r->by_inode, inode, found);
 	}
 	found->paths++;
 	pthread_mutex_unlock(&r->lock);
@@ -280,14 +265,14 @@ static void retire_locked(lo_resolver *r, parsed *o, bool dropped)
 static void drop_if_forgotten_locked(lo_resolver *r, parsed *o)
 {
 	opened *e;
-	char key[INODE_KEY_SIZE];
+	char key[LO_INODE_KEY_SIZE];
 
 	if (!o->forgotten || atomic_load(&o->needed) || o->reading || o->paths != 1 ||
-	    !(e = lo_map_get(r->by_path, o->path, NULL)) || e->users || e->obj != o)
+	    !(e = lo_map_get(r->by_path, o->key, NULL)) || e->users || e->obj != o)
 		return;
-	lo_map_remove(r->by_path, o->path);
+	lo_map_remove(r->by_path, o->key);
 	free(e);
-	inode_key(key, o->stamp.dev, o->stamp.ino);
+	lo_resolver_inode_key(key, o->stamp.dev, o->stamp.ino);
 	lo_map_remove(r->by_inode, key);
 	if (o->ring_at != NONE)
 		r->ring[o->ring_at] = NULL;
@@ -513,10 +498,14 @@ got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 	opened *o;
 	const lo_elf **release = NULL;
 	size_t n = 0;
+	char key[LO_PATH_KEY_SIZE];
+	int errnum;
 	got g;
 
+	if (!lo_resolver_path_key(r, path, key, &errnum))
+		return (got){ NULL, NULL, LO_ERROR, errnum, NULL };
 	pthread_mutex_lock(&r->lock);
-	if ((o = lo_map_get(r->by_path, path, NULL))) {
+	if ((o = lo_map_get(r->by_path, key, NULL))) {
 		/* the waits below let the lock go: a forget meanwhile must leave o */
 		o->users++;
 		while (!o->ready)
@@ -524,9 +513,9 @@ got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 	} else {
 		o = lo_xcalloc(1, sizeof(*o));
 		o->users = 1;
-		lo_map_put(r->by_path, path, o);
+		lo_map_put(r->by_path, key, o);
 		pthread_mutex_unlock(&r->lock);
-		resolver_read_into(r, path, o);
+		resolver_read_into(r, path, key, o);
 		pthread_mutex_lock(&r->lock);
 		o->ready = true;
 		pthread_cond_broadcast(&r->ready);
@@ -570,11 +559,15 @@ void lo_resolver_forget(lo_resolver *r, const char *path)
 {
 	opened *o;
 	parsed *obj;
+	char key[LO_PATH_KEY_SIZE];
+	int errnum;
 
+	if (!lo_resolver_path_key(r, path, key, &errnum))
+		return;
 	pthread_mutex_lock(&r->lock);
-	o = r->workers ? lo_map_get(r->by_path, path, NULL) : NULL;
+	o = r->workers ? lo_map_get(r->by_path, key, NULL) : NULL;
 	/* read first under another path, it stays: that path names it too */
-	if (o && (obj = o->obj) && !strcmp(obj->path, path)) {
+	if (o && (obj = o->obj) && !strcmp(obj->key, key)) {
 		obj->forgotten = true;
 		if (!obj->resident)
 			drop_if_forgotten_locked(r, obj);
@@ -762,52 +755,6 @@ const target_dirs *lo_resolver_dirs(lo_resolver *r, const lo_target *t)
 	pthread_mutex_unlock(&r->lock);
 	/* more targets than the table holds: the first stands in (target.c has fewer) */
 	return d ? d : &r->targets[0];
-}
-
-/* Marks a stored answer of lo_resolver_hwcaps_in, so that "none" is not a NULL value. */
-#define HWCAPS_SEEN (1u << LO_TARGET_HWCAPS_MAX)
-
-/*
- * Every directory of every search asks, so the answers have a lock of their
- * own, and the directories are looked at outside it (two threads may both
- * look at one; they see the same): under the resolver's lock, with the
- * system calls inside it, this was a sixth of a scan's waits for it
- * (perf, context switches, bench scale 4).
- */
-unsigned lo_resolver_hwcaps_in(lo_resolver *r, const target_dirs *d, const char *dir)
-{
-	size_t t = (size_t)(d - r->targets), i;
-	unsigned found = 0;
-	lo_buf sub = LO_BUF_INIT;
-	void *seen;
-
-	if (!d->hwcap_count)
-		return 0;
-	pthread_mutex_lock(&r->hwcap_lock);
-	if (!r->hwcap_dirs[t])
-		r->hwcap_dirs[t] = lo_map_new();
-	seen = lo_map_get(r->hwcap_dirs[t], dir, NULL);
-	pthread_mutex_unlock(&r->hwcap_lock);
-	if (seen)
-		return (unsigned)(uintptr_t)seen & ~HWCAPS_SEEN;
-	for (i = 0; i < d->hwcap_count; i++) {
-		struct stat st;
-		int fd;
-
-		lo_buf_clear(&sub);
-		lo_buf_printf(&sub, "%s%sglibc-hwcaps/%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
-			      d->hwcaps[i]);
-		fd = lo_resolver_open_fd(r, lo_buf_cstr(&sub), O_PATH | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-			found |= 1u << i;
-		if (fd >= 0)
-			close(fd);
-	}
-	lo_buf_dispose(&sub);
-	pthread_mutex_lock(&r->hwcap_lock);
-	lo_map_put(r->hwcap_dirs[t], dir, (void *)(uintptr_t)(found | HWCAPS_SEEN));
-	pthread_mutex_unlock(&r->hwcap_lock);
-	return found;
 }
 
 int lo_resolver_open_fd(const lo_resolver *r, const char *path, int flags)

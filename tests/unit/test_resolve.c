@@ -809,6 +809,71 @@ static void test_missing_library_says_what_was_tried(void **state)
 	lo_resolver_free(r);
 }
 
+/*
+ * The resolver keys a file by its directory's inode and its name, so the
+ * directory must be resolved as the kernel resolves it: link/.. is the
+ * parent of the link's target (real/), not the directory holding the link,
+ * where a lexical "a/b/.." would lead. real/lib/libx.so defines x,
+ * lib/libx.so does not; three candidates in one resolver reach them by
+ * three spellings, in both orders.
+ */
+static void test_dot_dot_through_a_link_is_the_kernels(void **state)
+{
+	static const char *const forth[] = { "m_link.so", "m_plain.so", "m_real.so" };
+	static const char *const back[] = { "m_real.so", "m_plain.so", "m_link.so" };
+	char *s;
+
+	put("x_full.c", "int x(void) { return 1; }\n");
+	put("x_less.c", "int other(void) { return 1; }\n");
+	put("m.c", "int x(void); int m(void) { return x(); }\n");
+	sh("cd '%s' && mkdir -p real/sub real/lib lib && ln -s real/sub link && "
+	   "cc -shared -fPIC -o real/lib/libx.so x_full.c && cc -shared -fPIC -o lib/libx.so x_less.c && "
+	   "cc -shared -fPIC -o m_link.so m.c -Lreal/lib -lx -Wl,--enable-new-dtags,-rpath,'$ORIGIN/link/../lib' && "
+	   "cc -shared -fPIC -o m_plain.so m.c -Lreal/lib -lx -Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib' && "
+	   "cc -shared -fPIC -o m_real.so m.c -Lreal/lib -lx -Wl,--enable-new-dtags,-rpath,'$ORIGIN/real/sub/../lib'",
+	   work);
+	s = load_each(forth, 3);
+	assert_string_equal(s, "m_link.so: m_plain.so:x m_real.so:");
+	free(s);
+	s = load_each(back, 3);
+	assert_string_equal(s, "m_real.so: m_plain.so:x m_link.so:");
+	free(s);
+}
+
+/*
+ * A path through a directory that is not there, or through a file, fails
+ * as open(2) fails it, with the same errno, though the resolver looks at
+ * the directory and not at the path.
+ */
+static void test_path_through_a_missing_directory_or_a_file(void **state)
+{
+	char path[8192], tried[8192];
+	const lo_problem *pr;
+	lo_resolver *r;
+	lo_host *h;
+	lo_load *l;
+
+	put("x.c", "int x(void) { return 1; }\n");
+	put("m.c", "int x(void); int m(void) { return x(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o a/libx.so x.c && cc -shared -fPIC -o m.so m.c -La -lx "
+	   "-Wl,--enable-new-dtags,-rpath,'$ORIGIN/nodir:$ORIGIN/m.c' && rm a/libx.so",
+	   work);
+	snprintf(path, sizeof(path), "%s/m.so", work);
+	assert_int_equal(lo_resolver_new(&r, NULL), 0);
+	assert_int_equal(lo_host_new(&h, r, NULL), 0);
+	assert_int_equal(lo_load_simulate(&l, r, h, path, 0, NULL, NULL), 0);
+	assert_int_equal(lo_load_problem_count(l), 1);
+	pr = lo_load_problem_at(l, 0);
+	assert_int_equal(pr->kind, LO_PROBLEM_MISSING_LIBRARY);
+	snprintf(tried, sizeof(tried),
+		 "%s/nodir/libx.so: No such file or directory\n%s/m.c/libx.so: Not a directory\n",
+		 work, work);
+	assert_non_null(strstr(pr->detail, tried));
+	lo_load_free(l);
+	lo_host_free(h);
+	lo_resolver_free(r);
+}
+
 static const char lib_v12[] =
 	"__asm__(\".symver foo_1, foo@LIBFOO_1.0\");\n"
 	"__asm__(\".symver foo_2, foo@@LIBFOO_2.0\");\n"
@@ -949,6 +1014,8 @@ int main(void)
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
 		cmocka_unit_test_setup(test_an_object_counts_once_read, setup),
 		cmocka_unit_test_setup(test_missing_library_says_what_was_tried, setup),
+		cmocka_unit_test_setup(test_dot_dot_through_a_link_is_the_kernels, setup),
+		cmocka_unit_test_setup(test_path_through_a_missing_directory_or_a_file, setup),
 		cmocka_unit_test_setup(test_objects_let_go_and_read_again, setup),
 		cmocka_unit_test_setup(test_objects_let_go_under_two_workers, setup),
 		cmocka_unit_test_setup(test_candidates_forgotten_under_two_workers, setup),
