@@ -234,6 +234,19 @@ static char *load_each(const char *const *rels, size_t n)
 	return strdup(out);
 }
 
+/* load_each of n candidates in one order and in another must give these. */
+static void loads_each_both_ways(const char *const *one, const char *const *other, size_t n,
+				 const char *want_one, const char *want_other)
+{
+	char *s = load_each(one, n);
+
+	assert_string_equal(s, want_one);
+	free(s);
+	s = load_each(other, n);
+	assert_string_equal(s, want_other);
+	free(s);
+}
+
 /*
  * libmid (in c/) needs f from libdep: a/libdep.so defines it, b/libdep.so
  * does not. The sources stay for the test to build more candidates:
@@ -260,7 +273,6 @@ static void test_same_library_two_scopes(void **state)
 {
 	static const char *const ab[] = { "top_a.so", "top_b.so" };
 	static const char *const ba[] = { "top_b.so", "top_a.so" };
-	char *s;
 
 	build_scopes();
 	/* RPATH, not RUNPATH: the loader searches it for libmid's needs too */
@@ -269,12 +281,7 @@ static void test_same_library_two_scopes(void **state)
 	sh("cd '%s' && cc -shared -fPIC -o top_b.so top.c -La -Lc -ldep -lmid "
 	   "-Wl,--disable-new-dtags,-rpath,'$ORIGIN/b:$ORIGIN/c'", work);
 
-	s = load_each(ab, 2);
-	assert_string_equal(s, "top_a.so: top_b.so:f");
-	free(s);
-	s = load_each(ba, 2);
-	assert_string_equal(s, "top_b.so:f top_a.so:");
-	free(s);
+	loads_each_both_ways(ab, ba, 2, "top_a.so: top_b.so:f", "top_b.so:f top_a.so:");
 }
 
 /*
@@ -775,23 +782,26 @@ static void test_library_rebuilt_after_let_go_fails(void **state)
 }
 
 /*
- * A library not found is reported with every path tried and why, though
- * a load without a trace writes down nothing while it searches: the
- * paths come from the search made again for the report.
+ * m.so, needing lib`name`.so (its function `name`) through RUNPATH
+ * `runpath`, is built and the library removed: the detail of the one
+ * problem of dlopen(WORK/m.so) from a plain C program, which must be that
+ * library missing; owned.
  */
-static void test_missing_library_says_what_was_tried(void **state)
+static char *missing_detail(const char *name, const char *runpath)
 {
-	char path[8192], tried[8192];
+	char path[8192], lib[256], *detail;
 	const lo_problem *pr;
 	lo_resolver *r;
 	lo_host *h;
 	lo_load *l;
 
-	put("gone.c", "int gone(void) { return 1; }\n");
-	put("m.c", "int gone(void); int m(void) { return gone(); }\n");
-	sh("cd '%s' && cc -shared -fPIC -o a/libgone.so gone.c && "
-	   "cc -shared -fPIC -o m.so m.c -La -lgone -Wl,-rpath,'$ORIGIN/a' && rm a/libgone.so",
-	   work);
+	snprintf(path, sizeof(path), "int %s(void) { return 1; }\n", name);
+	put("lib.c", path);
+	snprintf(path, sizeof(path), "int %s(void); int m(void) { return %s(); }\n", name, name);
+	put("m.c", path);
+	sh("cd '%s' && cc -shared -fPIC -o a/lib%s.so lib.c && cc -shared -fPIC -o m.so m.c -La -l%s "
+	   "-Wl,--enable-new-dtags,-rpath,'%s' && rm a/lib%s.so",
+	   work, name, name, runpath, name);
 	snprintf(path, sizeof(path), "%s/m.so", work);
 	assert_int_equal(lo_resolver_new(&r, NULL), 0);
 	assert_int_equal(lo_host_new(&h, r, NULL), 0);
@@ -800,13 +810,28 @@ static void test_missing_library_says_what_was_tried(void **state)
 	assert_int_equal(lo_load_problem_count(l), 1);
 	pr = lo_load_problem_at(l, 0);
 	assert_int_equal(pr->kind, LO_PROBLEM_MISSING_LIBRARY);
-	assert_string_equal(pr->library, "libgone.so");
-	snprintf(tried, sizeof(tried), "not found; tried:\n%s/a/libgone.so: No such file or directory\n",
-		 work);
-	assert_non_null(strstr(pr->detail, tried));
+	snprintf(lib, sizeof(lib), "lib%s.so", name);
+	assert_string_equal(pr->library, lib);
+	detail = strdup(pr->detail);
 	lo_load_free(l);
 	lo_host_free(h);
 	lo_resolver_free(r);
+	return detail;
+}
+
+/*
+ * A library not found is reported with every path tried and why, though
+ * a load without a trace writes down nothing while it searches: the
+ * paths come from the search made again for the report.
+ */
+static void test_missing_library_says_what_was_tried(void **state)
+{
+	char tried[8192], *detail = missing_detail("gone", "$ORIGIN/a");
+
+	snprintf(tried, sizeof(tried), "not found; tried:\n%s/a/libgone.so: No such file or directory\n",
+		 work);
+	assert_non_null(strstr(detail, tried));
+	free(detail);
 }
 
 /*
@@ -821,7 +846,6 @@ static void test_dot_dot_through_a_link_is_the_kernels(void **state)
 {
 	static const char *const forth[] = { "m_link.so", "m_plain.so", "m_real.so" };
 	static const char *const back[] = { "m_real.so", "m_plain.so", "m_link.so" };
-	char *s;
 
 	put("x_full.c", "int x(void) { return 1; }\n");
 	put("x_less.c", "int other(void) { return 1; }\n");
@@ -832,12 +856,8 @@ static void test_dot_dot_through_a_link_is_the_kernels(void **state)
 	   "cc -shared -fPIC -o m_plain.so m.c -Lreal/lib -lx -Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib' && "
 	   "cc -shared -fPIC -o m_real.so m.c -Lreal/lib -lx -Wl,--enable-new-dtags,-rpath,'$ORIGIN/real/sub/../lib'",
 	   work);
-	s = load_each(forth, 3);
-	assert_string_equal(s, "m_link.so: m_plain.so:x m_real.so:");
-	free(s);
-	s = load_each(back, 3);
-	assert_string_equal(s, "m_real.so: m_plain.so:x m_link.so:");
-	free(s);
+	loads_each_both_ways(forth, back, 3, "m_link.so: m_plain.so:x m_real.so:",
+			     "m_real.so: m_plain.so:x m_link.so:");
 }
 
 /*
@@ -847,31 +867,13 @@ static void test_dot_dot_through_a_link_is_the_kernels(void **state)
  */
 static void test_path_through_a_missing_directory_or_a_file(void **state)
 {
-	char path[8192], tried[8192];
-	const lo_problem *pr;
-	lo_resolver *r;
-	lo_host *h;
-	lo_load *l;
+	char tried[8192], *detail = missing_detail("x", "$ORIGIN/nodir:$ORIGIN/m.c");
 
-	put("x.c", "int x(void) { return 1; }\n");
-	put("m.c", "int x(void); int m(void) { return x(); }\n");
-	sh("cd '%s' && cc -shared -fPIC -o a/libx.so x.c && cc -shared -fPIC -o m.so m.c -La -lx "
-	   "-Wl,--enable-new-dtags,-rpath,'$ORIGIN/nodir:$ORIGIN/m.c' && rm a/libx.so",
-	   work);
-	snprintf(path, sizeof(path), "%s/m.so", work);
-	assert_int_equal(lo_resolver_new(&r, NULL), 0);
-	assert_int_equal(lo_host_new(&h, r, NULL), 0);
-	assert_int_equal(lo_load_simulate(&l, r, h, path, 0, NULL, NULL), 0);
-	assert_int_equal(lo_load_problem_count(l), 1);
-	pr = lo_load_problem_at(l, 0);
-	assert_int_equal(pr->kind, LO_PROBLEM_MISSING_LIBRARY);
 	snprintf(tried, sizeof(tried),
 		 "%s/nodir/libx.so: No such file or directory\n%s/m.c/libx.so: Not a directory\n",
 		 work, work);
-	assert_non_null(strstr(pr->detail, tried));
-	lo_load_free(l);
-	lo_host_free(h);
-	lo_resolver_free(r);
+	assert_non_null(strstr(detail, tried));
+	free(detail);
 }
 
 static const char lib_v12[] =
