@@ -55,7 +55,7 @@ typedef struct parsed {
 	/* under the resolver's lock, but for `bound` (a worker reads the lo_elf it got without it) */
 	lo_elf *elf;     /* owned; NULL once let go (until read again) */
 	char *path;      /* owned: where it was read, to read it again */
-	char *key;       /* owned: the by_path key it was read under (path_key) */
+	char *key;       /* owned: the by_path key it was read under (lo_resolver_path_key) */
 	lo_elf_stamp stamp; /* the file as first read: read again, it must be the same */
 	bool permanent;  /* a host's object: never let go */
 	bool reading;    /* being read again by one thread; the others wait on `ready` */
@@ -211,7 +211,7 @@ struct lo_resolver {
 	lo_map *by_inode; /* "dev:ino" -> parsed* (owned) */
 	/* per target (as targets[]): directory -> its subdirectories, as lo_resolver_hwcaps_in saw them */
 	lo_map *hwcap_dirs[LO_RESOLVER_TARGETS];
-	lo_map *by_dir;   /* directory as spelled -> dir_id* (owned), as path_key saw it */
+	lo_map *by_dir;   /* directory as spelled -> its dir_id (owned), as lo_resolver_path_key saw it */
 	pthread_mutex_t dir_lock; /* guards hwcap_dirs and by_dir alone */
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */

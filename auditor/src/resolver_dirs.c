@@ -36,7 +36,7 @@ void lo_resolver_inode_key(char key[LO_INODE_KEY_SIZE], dev_t dev, ino_t ino)
 	key[33] = '\0';
 }
 
-/* A directory as path_key saw it: its inode, or why nothing in it opens. */
+/* A directory as lo_resolver_path_key saw it: its inode, or why nothing in it opens. */
 typedef struct dir_id {
 	dev_t dev;
 	ino_t ino;
