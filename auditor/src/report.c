@@ -317,16 +317,22 @@ typedef struct json_sink {
 	char block[1 << 16];
 } json_sink;
 
+/* Where the sink's bytes go: its stream, or its memory. */
+static int json_sink_write(json_sink *s, const char *data, size_t size)
+{
+	if (!s->out) {
+		lo_buf_add(s->mem, data, size);
+		return 0;
+	}
+	return fwrite(data, 1, size, s->out) == size ? 0 : -1;
+}
+
 static int json_sink_flush(json_sink *s)
 {
 	size_t n = s->len;
 
 	s->len = 0;
-	if (!s->out) {
-		lo_buf_add(s->mem, s->block, n);
-		return 0;
-	}
-	return fwrite(s->block, 1, n, s->out) == n ? 0 : -1;
+	return json_sink_write(s, s->block, n);
 }
 
 static int json_sink_put(json_sink *s, const char *data, size_t size)
@@ -334,12 +340,8 @@ static int json_sink_put(json_sink *s, const char *data, size_t size)
 	if (size > sizeof(s->block) - s->len) {
 		if (json_sink_flush(s) < 0)
 			return -1;
-		if (size > sizeof(s->block) && !s->out) {
-			lo_buf_add(s->mem, data, size);
-			return 0;
-		}
 		if (size > sizeof(s->block))
-			return fwrite(data, 1, size, s->out) == size ? 0 : -1;
+			return json_sink_write(s, data, size);
 	}
 	memcpy(s->block + s->len, data, size);
 	s->len += size;
