@@ -66,7 +66,7 @@ struct lo_buildsys {
 	size_t note_count, note_cap;
 	char **orphans; /* relpaths (to base), for listing */
 	size_t orphan_count, orphan_cap;
-	lo_bs_cand *cands; /* shared objects no tree may own: for the tree evidence */
+	lo_bs_cand *cands; /* shared objects no tree may own: for the tree evidence, then freed */
 	size_t cand_count, cand_cap;
 	lo_map *evidence;   /* relpath (to base) -> lo_bs_record*, from the tree and git */
 	lo_map *superseded; /* library name ("libfoo.so.0") -> relpath of the superseded file, owned */
@@ -111,7 +111,7 @@ FILE *lo_bs_open_record(const char *path);
 
 /*
  * The tree evidence: whether a walked entry is one it asks about, note it,
- * then judge what was noted (buildsys_tree.c).
+ * then judge what was noted, and forget the notes (buildsys_tree.c).
  */
 bool lo_bs_tree_wants(const char *name, unsigned char type);
 void lo_bs_tree_entry(lo_buildsys *bs, const char *relpath, const char *name, unsigned char type);

@@ -240,6 +240,18 @@ out:
 	free(abs);
 }
 
+/* The candidates are asked about once: a list of every one, kept, grew with the tree. */
+static void cands_free(lo_buildsys *bs)
+{
+	size_t i;
+
+	for (i = 0; i < bs->cand_count; i++)
+		free(bs->cands[i].rel);
+	free(bs->cands);
+	bs->cands = NULL;
+	bs->cand_count = bs->cand_cap = 0;
+}
+
 void lo_bs_read_tree_evidence(lo_buildsys *bs)
 {
 	lo_git *g = NULL;
@@ -260,16 +272,15 @@ void lo_bs_read_tree_evidence(lo_buildsys *bs)
 	/* the repository holding the scanned dir, which every candidate is in or under */
 	if (asprintf(&dir, "%s/%s", bs->base, bs->below) < 0)
 		abort();
-	if (!any || lo_git_open(&g, dir) < 0 || !g) {
-		free(dir);
-		return;
+	if (any && lo_git_open(&g, dir) == 0 && g) {
+		for (i = 0; i < bs->cand_count; i++) {
+			if (bs->cands[i].type == DT_LNK)
+				judge_dev_link(bs, g, bs->cands[i].rel);
+			else if (bs->cands[i].type == DT_REG)
+				judge_extension(bs, g, bs->cands[i].rel);
+		}
+		lo_git_free(g);
 	}
 	free(dir);
-	for (i = 0; i < bs->cand_count; i++) {
-		if (bs->cands[i].type == DT_LNK)
-			judge_dev_link(bs, g, bs->cands[i].rel);
-		else if (bs->cands[i].type == DT_REG)
-			judge_extension(bs, g, bs->cands[i].rel);
-	}
-	lo_git_free(g);
+	cands_free(bs);
 }

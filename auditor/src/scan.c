@@ -128,6 +128,9 @@ static void *judge_worker(void *arg)
 		err = lo_scan_judge(s, &s->judged[i], &s->items[i]);
 		lo_resolver_end(w);
 		lo_resolver_forget(s->resolver, s->items[i].abs);
+		/* its result has the path it needs: every path kept grew the heap with the tree */
+		free(s->items[i].abs);
+		s->items[i].abs = NULL;
 		if (err < 0) {
 			int none = 0;
 

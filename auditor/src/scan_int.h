@@ -20,7 +20,7 @@
 
 /* What the walk found worth a look. */
 typedef struct item {
-	char *abs;        /* absolute path; owned */
+	char *abs;        /* absolute path; owned, freed once judged */
 	size_t root;      /* index of the scanned root it is under */
 	bool orphan_only; /* not a candidate: listed because the build system disowns it */
 	unsigned char type;
