@@ -90,8 +90,30 @@ typedef struct parsed {
  * 19 MiB less at 1.53 times. So the budget is this, or twice the largest
  * object used so far, whichever is more: one library larger than a fixed
  * budget would otherwise be released after every load that needs it.
+ * This fixed budget is now what a resolver uses where it cannot read its
+ * process's memory (LO_RESIDENT_LIMIT).
  */
 #define LO_RESIDENT_BUDGET ((size_t)44 << 20)
+
+/*
+ * Where the process's memory can be read (/proc/self/statm), the budget is
+ * what its heap and its other file pages leave of this, worked out again
+ * as the tables grow: a scan's heap grows with the tree (its results, a
+ * kilobyte or so a candidate), and with a fixed budget so did the peak.
+ * A small tree gets more than 44 MiB: on a machine where each page the
+ * kernel maps costs as much as on this project's (a guest under shadow
+ * paging: 16 us a file fault, 9 us a heap page), 44 MiB was too few for
+ * the bench tree's libraries, read again and again (52 MiB took 0.86
+ * times the time at scale 1). Against the fixed 44 MiB (2026-12-05,
+ * interleaved pairs, whole process, medians): scale 1 0.89 times the
+ * time (21 pairs), median peak 54.2 to 59.9 MiB, the budget 47 to 50
+ * MiB; scale 4 0.99 times (15 pairs), median peak 60.0 to 61.5 MiB
+ * (largest 64.3 to 65.3), the budget 42 to 46 MiB. 56 MiB: scale 1 0.94,
+ * scale 4 1.07 times, its median peak 2 MiB lower. The peak lands up to
+ * 8 MiB above this: the process is read as the tables grow, not as the
+ * heap does, and fault-around maps more of the file than was read.
+ */
+#define LO_RESIDENT_LIMIT ((size_t)58 << 20)
 
 /*
  * Objects whose lo_elf is kept before one not opened lately is let go (its
@@ -215,7 +237,11 @@ struct lo_resolver {
 	pthread_mutex_t dir_lock; /* guards hwcap_dirs and by_dir alone */
 	size_t resident;  /* bytes of the parsed objects marked resident */
 	parsed *newest, *oldest; /* the resident ones, by last use */
-	size_t budget;    /* LO_RESIDENT_BUDGET or the caller's */
+	size_t budget;    /* the caller's, or what the process leaves of `limit` (LO_RESIDENT_BUDGET without) */
+	size_t limit;     /* the process's resident bytes (LO_RESIDENT_LIMIT), 0 with the caller's budget */
+	int statm;        /* /proc/self/statm with a limit, else -1 */
+	size_t base;      /* with a limit: the process's file pages before any table */
+	size_t look_at;   /* with a limit: counted bytes past which the process is looked at again */
 	size_t largest;   /* bytes of the largest object marked resident so far */
 	/* objects that may be let go (LO_KEPT_OBJECTS); only with workers */
 	parsed **ring; /* kept_max slots, ring_count used, NULL where a host's object left */

@@ -21,6 +21,57 @@
 #include "leftover/lock.h"
 #include "resolve_int.h"
 
+/*
+ * The process's resident bytes that are not file pages (its heap and
+ * stacks), and those that are, from /proc/self/statm; false when it cannot
+ * be read.
+ */
+static bool process_resident(const lo_resolver *r, size_t *anon, size_t *file)
+{
+	char buf[128];
+	unsigned long long size, pages, shared;
+	ssize_t len = pread(r->statm, buf, sizeof(buf) - 1, 0);
+
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	if (sscanf(buf, "%llu %llu %llu", &size, &pages, &shared) != 3 || shared > pages)
+		return false;
+	*anon = (size_t)(pages - shared) * (size_t)sysconf(_SC_PAGESIZE);
+	*file = (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
+	return true;
+}
+
+/*
+ * The budget: what the process's heap and its file pages other than the
+ * tables leave of `limit`. Those are more than the files mapped before any
+ * table (`base`): the pages the kernel maps around each one read, and the
+ * code that runs later.
+ */
+static void limit_update(lo_resolver *r, size_t anon, size_t file)
+{
+	size_t other = file > r->resident + r->base ? file - r->resident : r->base;
+
+	r->budget = r->limit > anon + other ? r->limit - anon - other : 0;
+	r->look_at = r->resident + r->budget / 8;
+}
+
+/* Bound the tables by the process's memory, when it can be read; else by LO_RESIDENT_BUDGET. */
+static void limit_init(lo_resolver *r, size_t limit)
+{
+	size_t anon;
+
+	if ((r->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (!process_resident(r, &anon, &r->base)) {
+		close(r->statm);
+		r->statm = -1;
+		return;
+	}
+	r->limit = limit;
+	limit_update(r, anon, r->base);
+}
+
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 {
 	lo_resolver *r = lo_xcalloc(1, sizeof(*r));
@@ -35,6 +86,9 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	r->by_inode = lo_map_new();
 	r->by_dir = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
+	r->statm = -1;
+	if (!(opts && opts->resident_budget))
+		limit_init(r, opts && opts->resident_limit ? opts->resident_limit : LO_RESIDENT_LIMIT);
 	r->kept_max = opts && opts->kept_objects ? opts->kept_objects : LO_KEPT_OBJECTS;
 	atomic_init(&r->epoch, 1);
 	atomic_init(&r->retired_next, LO_RETIRED_BATCH);
@@ -129,6 +183,8 @@ void lo_resolver_free(lo_resolver *r)
 	}
 	for (i = 0; i < LO_RESOLVER_TARGETS; i++)
 		lo_map_free(r->hwcap_dirs[i], NULL);
+	if (r->statm >= 0)
+		close(r->statm);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->dir_lock);
@@ -304,14 +360,25 @@ static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
 /*
  * Past the budget, the objects unused longest are unmarked, down to three
  * quarters of it; under the lock. Returns them, *n of them, to be released
- * outside it (release_outside).
+ * outside it (release_outside). With a limit, the budget is worked out
+ * again each time the tables pass it or grow by an eighth of it: the heap
+ * grows with the tree, and the tables get what it leaves.
  */
+static size_t budget_now(const lo_resolver *r)
+{
+	return r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
+}
+
 static const lo_elf **over_budget_locked(lo_resolver *r, size_t *n)
 {
-	size_t budget = r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
+	size_t anon, file;
 
 	*n = 0;
-	return r->resident > budget ? take_oldest_locked(r, budget / 4 * 3, n) : NULL;
+	if (r->limit && (r->resident > budget_now(r) || r->resident > r->look_at) &&
+	    process_resident(r, &anon, &file))
+		limit_update(r, anon, file);
+	return r->resident > budget_now(r) ? take_oldest_locked(r, budget_now(r) / 4 * 3, n)
+					    : NULL;
 }
 
 /*

@@ -482,6 +482,64 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	lo_resolver_free(r);
 }
 
+/* This process's resident bytes, from /proc/self/statm. */
+static size_t process_rss(void)
+{
+	unsigned long long size, pages;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu %llu", &size, &pages), 2);
+	fclose(f);
+	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Without a budget of its own, a resolver gives the tables what the
+ * process's heap leaves of its limit, and looks again as they grow: a
+ * scan's heap grows with the tree. Three libraries of 120 KB of tables
+ * fit under a limit 2 MiB above the process; once the heap has grown by
+ * 3 MiB, the next three read give back the pages of the first.
+ */
+static void test_tables_get_what_the_heap_leaves(void **state)
+{
+	static const char *const names[] = { "big1", "big2", "big3", "big4", "big5", "big6" };
+	lo_resolver_opts opts = { 0 };
+	char lib[6][8192], sym[128];
+	const lo_elf *e;
+	lo_resolver *r;
+	char *heap;
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		char cand[16];
+
+		snprintf(cand, sizeof(cand), "m%zu", i + 1);
+		build_big(names[i], cand);
+		snprintf(lib[i], sizeof(lib[i]), "%s/a/lib%s.so", work, names[i]);
+	}
+	opts.resident_limit = process_rss() + (2 << 20);
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	for (i = 0; i < 6; i++) {
+		if (i == 3) {
+			size_t k;
+
+			for (k = 0; k < 3; k++)
+				assert_true(unit_rss_kib(NULL, lib[k]) > 0);
+			heap = malloc(3 << 20);
+			assert_non_null(heap);
+			memset(heap, 1, 3 << 20);
+		}
+		assert_int_equal(lo_resolver_read(r, lib[i], &e), 0);
+		snprintf(sym, sizeof(sym), "%s_function_with_a_long_name_1999", names[i]);
+		assert_true(lo_elf_exports(e, sym));
+	}
+	assert_int_equal(unit_rss_kib(NULL, lib[0]), 0);
+	assert_true(unit_rss_kib(NULL, lib[5]) > 0);
+	free(heap);
+	lo_resolver_free(r);
+}
+
 /*
  * An object counts against the budget once it is read, before any load
  * uses it: counted only after a load, what loads in flight read came on
@@ -1014,6 +1072,7 @@ int main(void)
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
+		cmocka_unit_test_setup(test_tables_get_what_the_heap_leaves, setup),
 		cmocka_unit_test_setup(test_an_object_counts_once_read, setup),
 		cmocka_unit_test_setup(test_missing_library_says_what_was_tried, setup),
 		cmocka_unit_test_setup(test_dot_dot_through_a_link_is_the_kernels, setup),

@@ -59,10 +59,14 @@ typedef struct lo_resolver_opts {
 	size_t default_dirs_count;
 	/*
 	 * Bytes of library tables kept in memory between loads before the
-	 * least recently used are released (resolve.c); 0 means the default,
-	 * 44 MiB. Twice the largest library read so far, when that is more.
+	 * least recently used are released; twice the largest library read
+	 * so far, when that is more. 0 means what the process's own memory
+	 * leaves of resident_limit, or 44 MiB where that cannot be read
+	 * (resolve_int.h says why).
 	 */
 	size_t resident_budget;
+	/* Without a resident_budget: the process's resident bytes; 0 means the default, 58 MiB. */
+	size_t resident_limit;
 	/*
 	 * With workers (below): objects whose parsed tables are kept before
 	 * one not opened lately is let go and, if asked for again, read
