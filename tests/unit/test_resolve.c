@@ -482,6 +482,32 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	lo_resolver_free(r);
 }
 
+/* libbig1.so .. libbig<n>.so in WORK/a (build_big, each with its m<i>.so); their paths into lib. */
+static void build_bigs(size_t n, char lib[][8192])
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char name[16], cand[16];
+
+		snprintf(name, sizeof(name), "big%zu", i + 1);
+		snprintf(cand, sizeof(cand), "m%zu", i + 1);
+		build_big(name, cand);
+		snprintf(lib[i], 8192, "%s/a/lib%s.so", work, name);
+	}
+}
+
+/* Read libbig<i + 1>.so at lib and look up one of its symbols, as a load would. */
+static void read_big(lo_resolver *r, const char *lib, size_t i)
+{
+	const lo_elf *e;
+	char sym[128];
+
+	assert_int_equal(lo_resolver_read(r, lib, &e), 0);
+	snprintf(sym, sizeof(sym), "big%zu_function_with_a_long_name_1999", i + 1);
+	assert_true(lo_elf_exports(e, sym));
+}
+
 /* This process's resident bytes, from /proc/self/statm. */
 static size_t process_rss(void)
 {
@@ -503,36 +529,24 @@ static size_t process_rss(void)
  */
 static void test_tables_get_what_the_heap_leaves(void **state)
 {
-	static const char *const names[] = { "big1", "big2", "big3", "big4", "big5", "big6" };
 	lo_resolver_opts opts = { 0 };
-	char lib[6][8192], sym[128];
-	const lo_elf *e;
+	char lib[6][8192];
 	lo_resolver *r;
-	char *heap;
-	size_t i;
+	char *heap = NULL;
+	size_t i, k;
 
-	for (i = 0; i < 6; i++) {
-		char cand[16];
-
-		snprintf(cand, sizeof(cand), "m%zu", i + 1);
-		build_big(names[i], cand);
-		snprintf(lib[i], sizeof(lib[i]), "%s/a/lib%s.so", work, names[i]);
-	}
+	build_bigs(6, lib);
 	opts.resident_limit = process_rss() + (2 << 20);
 	assert_int_equal(lo_resolver_new(&r, &opts), 0);
 	for (i = 0; i < 6; i++) {
 		if (i == 3) {
-			size_t k;
-
 			for (k = 0; k < 3; k++)
 				assert_true(unit_rss_kib(NULL, lib[k]) > 0);
 			heap = malloc(3 << 20);
 			assert_non_null(heap);
 			memset(heap, 1, 3 << 20);
 		}
-		assert_int_equal(lo_resolver_read(r, lib[i], &e), 0);
-		snprintf(sym, sizeof(sym), "%s_function_with_a_long_name_1999", names[i]);
-		assert_true(lo_elf_exports(e, sym));
+		read_big(r, lib[i], i);
 	}
 	assert_int_equal(unit_rss_kib(NULL, lib[0]), 0);
 	assert_true(unit_rss_kib(NULL, lib[5]) > 0);
@@ -549,26 +563,16 @@ static void test_tables_get_what_the_heap_leaves(void **state)
  */
 static void test_an_object_counts_once_read(void **state)
 {
-	static const char *const names[] = { "big1", "big2", "big3" };
 	lo_resolver_opts opts = { 0 };
-	char lib[3][8192], sym[128];
-	const lo_elf *e;
+	char lib[3][8192];
 	lo_resolver *r;
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
-		char cand[16];
-
-		snprintf(cand, sizeof(cand), "m%zu", i + 1);
-		build_big(names[i], cand);
-		snprintf(lib[i], sizeof(lib[i]), "%s/a/lib%s.so", work, names[i]);
-	}
+	build_bigs(3, lib);
 	opts.resident_budget = 64 << 10;
 	assert_int_equal(lo_resolver_new(&r, &opts), 0);
 	for (i = 0; i < 3; i++) {
-		assert_int_equal(lo_resolver_read(r, lib[i], &e), 0);
-		snprintf(sym, sizeof(sym), "%s_function_with_a_long_name_1999", names[i]);
-		assert_true(lo_elf_exports(e, sym));
+		read_big(r, lib[i], i);
 		assert_true(unit_rss_kib(NULL, lib[i]) > 0);
 	}
 	assert_int_equal(unit_rss_kib(NULL, lib[0]), 0);
