@@ -108,9 +108,12 @@ typedef struct parsed {
  * interleaved pairs, whole process, medians): scale 1 0.89 times the
  * time (21 pairs), median peak 54.2 to 59.9 MiB, the budget 47 to 50
  * MiB; scale 4 0.99 times (15 pairs), median peak 60.0 to 61.5 MiB
- * (largest 64.3 to 65.3), the budget 42 to 46 MiB. 56 MiB: scale 1 0.94,
- * scale 4 1.07 times, its median peak 2 MiB lower. The peak lands up to
- * 8 MiB above this: the process is read as the tables grow, not as the
+ * (largest 64.3 to 65.3), the budget 42 to 46 MiB; scale 2 single runs
+ * 58.8 to 64.5 MiB (8 runs) where the fixed budget gave 55.6 to 60.7.
+ * 56 MiB: scale 1 0.94, scale 4 1.07 times, its median peak 2 MiB lower;
+ * 56 MiB with the other file pages taken at their most yet: every run at
+ * scale 4 under 59 MiB, but 1.16 times the time there. The peak lands up
+ * to 9 MiB above this: the process is read as the tables grow, not as the
  * heap does, and fault-around maps more of the file than was read.
  */
 #define LO_RESIDENT_LIMIT ((size_t)58 << 20)
