@@ -357,6 +357,12 @@ static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
 	return release;
 }
 
+/* The budget, or twice the largest object when that is more (LO_RESIDENT_BUDGET says why). */
+static size_t budget_now(const lo_resolver *r)
+{
+	return r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
+}
+
 /*
  * Past the budget, the objects unused longest are unmarked, down to three
  * quarters of it; under the lock. Returns them, *n of them, to be released
@@ -364,11 +370,6 @@ static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
  * again each time the tables pass it or grow by an eighth of it: the heap
  * grows with the tree, and the tables get what it leaves.
  */
-static size_t budget_now(const lo_resolver *r)
-{
-	return r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
-}
-
 static const lo_elf **over_budget_locked(lo_resolver *r, size_t *n)
 {
 	size_t anon, file;
