@@ -560,9 +560,6 @@ void lo_buildsys_free(lo_buildsys *bs)
 	lo_strv_free(bs->clean_lists, bs->clean_count);
 	lo_strv_free(bs->notes, bs->note_count);
 	lo_strv_free(bs->orphans, bs->orphan_count);
-	for (i = 0; i < bs->cand_count; i++)
-		free(bs->cands[i].rel);
-	free(bs->cands);
 	lo_map_free(bs->evidence, lo_bs_free_record);
 	lo_map_free(bs->superseded, free);
 	free(bs->below);

@@ -66,7 +66,7 @@ struct lo_buildsys {
 	size_t note_count, note_cap;
 	char **orphans; /* relpaths (to base), for listing */
 	size_t orphan_count, orphan_cap;
-	lo_bs_cand *cands; /* shared objects no tree may own: for the tree evidence, then freed */
+	lo_bs_cand *cands; /* shared objects no tree may own: for the tree evidence, which frees them */
 	size_t cand_count, cand_cap;
 	lo_map *evidence;   /* relpath (to base) -> lo_bs_record*, from the tree and git */
 	lo_map *superseded; /* library name ("libfoo.so.0") -> relpath of the superseded file, owned */
