@@ -44,32 +44,35 @@ static bool process_resident(const lo_resolver *r, size_t *anon, size_t *file)
 
 /*
  * The budget: what the process's heap and its file pages other than the
- * tables leave of `limit`. Those are more than the files mapped before any
- * table (`base`): the pages the kernel maps around each one read, and the
- * code that runs later.
+ * tables leave of `limit`. The tables are counted whole, but lookups read
+ * only some pages of a big library's: the file pages the process has are
+ * the truth, and where they are fewer than the count, the difference is
+ * budget too. A page read later of a table already counted is seen at the
+ * next look (LO_LOOK_EVERY).
  */
 static void limit_update(lo_resolver *r, size_t anon, size_t file)
 {
-	size_t other = file > r->resident + r->base ? file - r->resident : r->base;
+	size_t other = file > r->resident ? file - r->resident : 0;
 
 	r->budget = r->limit > anon + other ? r->limit - anon - other : 0;
 	r->look_at = r->resident + r->budget / 8;
+	r->since_look = 0;
 }
 
 /* Bound the tables by the process's memory, when it can be read; else by LO_RESIDENT_BUDGET. */
 static void limit_init(lo_resolver *r, size_t limit)
 {
-	size_t anon;
+	size_t anon, file;
 
 	if ((r->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
 		return;
-	if (!process_resident(r, &anon, &r->base)) {
+	if (!process_resident(r, &anon, &file)) {
 		close(r->statm);
 		r->statm = -1;
 		return;
 	}
 	r->limit = limit;
-	limit_update(r, anon, r->base);
+	limit_update(r, anon, file);
 }
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
@@ -367,15 +370,18 @@ static size_t budget_now(const lo_resolver *r)
  * Past the budget, the objects unused longest are unmarked, down to three
  * quarters of it; under the lock. Returns them, *n of them, to be released
  * outside it (release_outside). With a limit, the budget is worked out
- * again each time the tables pass it or grow by an eighth of it: the heap
- * grows with the tree, and the tables get what it leaves.
+ * again each time the tables pass it or grow by an eighth of it (the heap
+ * grows with the tree, and the tables get what it leaves), and at every
+ * LO_LOOK_EVERY-th call.
  */
 static const lo_elf **over_budget_locked(lo_resolver *r, size_t *n)
 {
 	size_t anon, file;
 
 	*n = 0;
-	if (r->limit && (r->resident > budget_now(r) || r->resident > r->look_at) &&
+	if (r->limit &&
+	    (r->resident > budget_now(r) || r->resident > r->look_at ||
+	     ++r->since_look >= LO_LOOK_EVERY) &&
 	    process_resident(r, &anon, &file))
 		limit_update(r, anon, file);
 	return r->resident > budget_now(r) ? take_oldest_locked(r, budget_now(r) / 4 * 3, n)
