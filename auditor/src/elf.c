@@ -51,14 +51,40 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	return lo_elf_open_fd(out, fd, name);
 }
 
+/*
+ * Why a file libelf does not take for ELF is not one: too short, or not
+ * ELF at all, from its first bytes read again; 0 when they look like ELF's
+ * (libelf then has the reason).
+ */
+static int not_elf_why(int fd, const char *name)
+{
+	unsigned char ident[EI_NIDENT];
+	ssize_t got;
+	int tries = 0;
+
+	do
+		got = pread(fd, ident, sizeof(ident), 0);
+	while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
+	if (got < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", name);
+	if (got < SELFMAG) /* too short to say what it is, and too short for the loader */
+		return lo_error_set(LO_EINVALID, "cannot read '%s': file too short (%zd bytes)",
+				    name, got);
+	if (memcmp(ident, ELFMAG, SELFMAG) != 0)
+		return lo_error_set(LO_ENOTELF, "'%s' is not an ELF file", name);
+	if (got < EI_NIDENT)
+		return lo_error_set(LO_EINVALID, "cannot read ELF header of '%s': file too short",
+				    name);
+	return 0;
+}
+
 int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
 {
 	lo_elf *e;
 	struct stat st;
-	unsigned char ident[EI_NIDENT];
+	const char *ident;
 	GElf_Ehdr eh;
-	ssize_t got;
-	int err, tries = 0;
+	int err;
 
 	*out = NULL;
 	if (fstat(fd, &st) < 0) {
@@ -70,30 +96,6 @@ int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
 		close(fd);
 		return lo_error_set(LO_ENOTELF, "'%s' is not a regular file", name);
 	}
-	do
-		got = pread(fd, ident, sizeof(ident), 0);
-	while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
-	if (got < 0) {
-		err = lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", name);
-		close(fd);
-		return err;
-	}
-	if (got < SELFMAG) {
-		/* too short to say what it is, and too short for the loader */
-		close(fd);
-		return lo_error_set(LO_EINVALID, "cannot read '%s': file too short (%zd bytes)",
-				    name, got);
-	}
-	if (memcmp(ident, ELFMAG, SELFMAG) != 0) {
-		close(fd);
-		return lo_error_set(LO_ENOTELF, "'%s' is not an ELF file", name);
-	}
-	if (got < EI_NIDENT) {
-		close(fd);
-		return lo_error_set(LO_EINVALID, "cannot read ELF header of '%s': file too short",
-				    name);
-	}
-
 	e = lo_xcalloc(1, sizeof(*e));
 	e->name = lo_xstrdup(name);
 	e->dev = st.st_dev;
@@ -102,13 +104,19 @@ int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
 	e->ctime = st.st_ctim;
 	e->size = (size_t)st.st_size;
 	elf_version(EV_CURRENT);
+	/* libelf reads the identification with the header: read here only to say why it is not ELF */
 	e->elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &eh)) {
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
+		if (!(err = not_elf_why(fd, name)))
+			err = lo_elf_fail(e, "ELF header");
+		goto fail;
+	}
+	if (!gelf_getehdr(e->elf, &eh) || !(ident = elf_getident(e->elf, NULL))) {
 		err = lo_elf_fail(e, "ELF header");
 		goto fail;
 	}
-	e->class = ident[EI_CLASS];
-	e->data = ident[EI_DATA];
+	e->class = (unsigned char)ident[EI_CLASS];
+	e->data = (unsigned char)ident[EI_DATA];
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
 	/* in this machine's byte order the tables are read in place, else translated */
