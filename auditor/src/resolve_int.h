@@ -119,8 +119,9 @@ typedef struct parsed {
 #define LO_RESIDENT_LIMIT ((size_t)58 << 20)
 
 /*
- * Under a limit, the process is looked at after this many loads and opens
- * at most, however little the tables' count grew: the count is an
+ * Under a limit, the process is looked at after this many loads, and
+ * opens that start counting an object, at most, however little the
+ * tables' count grew (over_budget_locked runs at both): the count is an
  * estimate (the pages of a big library's tables are read as lookups come
  * to them), and the budget takes what the count has over the pages
  * resident. Against looking only as the count grew, which kept the count
