@@ -48,7 +48,7 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	while (fd < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
 	if (fd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", name);
-	return lo_elf_open_fd(out, fd, name);
+	return lo_elf_open_fd(out, fd, NULL, name);
 }
 
 /*
@@ -78,7 +78,7 @@ static int not_elf_why(int fd, const char *name)
 	return 0;
 }
 
-int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
+int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *given, const char *name)
 {
 	lo_elf *e;
 	struct stat st;
@@ -87,7 +87,9 @@ int lo_elf_open_fd(lo_elf **out, int fd, const char *name)
 	int err;
 
 	*out = NULL;
-	if (fstat(fd, &st) < 0) {
+	if (given) {
+		st = *given;
+	} else if (fstat(fd, &st) < 0) {
 		err = lo_error_set_errno(LO_ERROR, errno, "cannot stat '%s'", name);
 		close(fd);
 		return err;
@@ -215,8 +217,6 @@ bool lo_elf_stamp_equal(const lo_elf_stamp *a, const lo_elf_stamp *b)
 	       a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
-dev_t lo_elf_dev(const lo_elf *e) { return e->dev; }
-ino_t lo_elf_ino(const lo_elf *e) { return e->ino; }
 const char *lo_elf_name(const lo_elf *e) { return e->name; }
 int lo_elf_class(const lo_elf *e) { return e->class; }
 int lo_elf_data(const lo_elf *e) { return e->data; }

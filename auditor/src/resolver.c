@@ -201,30 +201,35 @@ void lo_resolver_free(lo_resolver *r)
  */
 static void resolver_read_into(lo_resolver *r, const char *path, const char *key, opened *o)
 {
+	const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 	struct stat st;
 	char inode[LO_INODE_KEY_SIZE];
 	parsed *found;
 	lo_elf *e;
-	int rc, fd = -1, tries = 0;
+	int rc, fd, tries = 0;
 
 	/*
+	 * Opened first and the descriptor's fstat used for the inode and for
+	 * the read, not a stat of the path and an open after it: one path
+	 * walk and one system call fewer a file read, and the same errors
+	 * (what open refuses, stat would have let lo_elf_open refuse). A file
+	 * already read under another path costs its open. Under --sysroot the
+	 * file is opened inside the root: no path of it is followed twice.
 	 * EINTR (a signal handled without SA_RESTART) says nothing of the file.
-	 * Under --sysroot the file is opened at once, inside the root, and the
-	 * descriptor read: no path of it is followed twice.
 	 */
 	do {
-		if (r->root) {
-			fd = lo_resolver_open_fd(r, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-			rc = fd < 0 ? -1 : fstat(fd, &st);
-		} else {
-			rc = stat(path, &st);
+		fd = r->root ? lo_resolver_open_fd(r, path, flags) : open(path, flags);
+		rc = fd < 0 ? -1 : fstat(fd, &st);
+		if (rc < 0 && fd >= 0) {
+			int errnum = errno;
+
+			close(fd);
+			errno = errnum;
 		}
 	} while (rc < 0 && errno == EINTR && ++tries < 64);
 	if (rc < 0) {
 		/* most are paths a search tries: the message is made when asked for (lo_resolver_why) */
 		o->errnum = errno;
-		if (fd >= 0)
-			close(fd);
 		o->err = LO_ERROR;
 		return;
 	}
@@ -235,19 +240,16 @@ static void resolver_read_into(lo_resolver *r, const char *path, const char *key
 		found->paths++;
 	pthread_mutex_unlock(&r->lock);
 	if (found) {
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		o->obj = found;
 		return;
 	}
-	o->err = fd >= 0 ? lo_elf_open_fd(&e, fd, path) : lo_elf_open(&e, AT_FDCWD, path, path, true);
+	o->err = lo_elf_open_fd(&e, fd, &st, path);
 	if (o->err < 0) {
 		o->errnum = errno;
 		o->msg = lo_xstrdup(lo_error_last());
 		return;
 	}
-	/* the file may have been replaced since the stat: key it by what was read */
-	lo_resolver_inode_key(inode, lo_elf_dev(e), lo_elf_ino(e));
 	pthread_mutex_lock(&r->lock);
 	if (!(found = lo_map_get(r->by_inode, inode, NULL))) {
 		found = lo_xcalloc(1, sizeof(*found));
@@ -453,7 +455,7 @@ static lo_elf *read_again(const lo_resolver *r, parsed *obj)
 	if (r->root) {
 		fd = lo_resolver_open_fd(r, obj->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		err = fd < 0 ? lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", obj->path)
-			     : lo_elf_open_fd(&e, fd, obj->path);
+			     : lo_elf_open_fd(&e, fd, NULL, obj->path);
 	} else {
 		err = lo_elf_open(&e, AT_FDCWD, obj->path, obj->path, true);
 	}

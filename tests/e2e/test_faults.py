@@ -84,10 +84,10 @@ def assert_no_crash(r):
 def test_file_removed_between_walk_and_read():
     d = lotest.workdir("faults-removed")
     build = tree(d)
-    # the resolver's first look at the file by name comes after the walk listed it
-    f = Faults(d, "on=stat path=*/build/lib/libbroken.so do=unlink")
+    # the resolver's first look at the file by name, its open, comes after the walk listed it
+    f = Faults(d, "on=open path=*/build/lib/libbroken.so do=unlink")
     r = lotest.scan(build, env=f.env)
-    assert f.fired() == ["stat %s unlink" % (build / "lib" / "libbroken.so")], f.fired()
+    assert f.fired() == ["open %s unlink" % (build / "lib" / "libbroken.so")], f.fired()
     assert_no_crash(r)
     assert r.rc == 1, r
     gone = r.file("lib/libbroken.so")
@@ -95,7 +95,7 @@ def test_file_removed_between_walk_and_read():
     (why,) = r.reasons("lib/libbroken.so", "unreadable")
     assert "libbroken.so" in why["detail"] and "No such file" in why["detail"], why
     assert r.file("lib/libok.so")["verdict"] == "ok"
-    t = lotest.leftover("scan", build, env=Faults(d, "on=stat path=*/lib/libok.so do=unlink").env)
+    t = lotest.leftover("scan", build, env=Faults(d, "on=open path=*/lib/libok.so do=unlink").env)
     assert t.returncode == 1 and "lib/libok.so" in t.stdout and "No such file" in t.stdout, t
 
 
@@ -103,18 +103,16 @@ def test_file_replaced_between_walk_and_read_is_judged_as_read():
     d = lotest.workdir("faults-replaced")
     build = tree(d)
     _, ok = objects(d)
-    # before the first look (stat), and between that look and the open
-    for call in ("stat", "open"):
-        good = spare(d, ok, "replacement-%s.so" % call)
-        f = Faults(d, "on=%s path=*/build/lib/libbroken.so do=replace:%s" % (call, good))
-        r = lotest.scan(build, env=f.env)
-        assert len(f.fired()) == 1, (call, f.fired())
-        assert_no_crash(r)
-        # the verdict is about the bytes that were read, whole: the good replacement
-        assert r.rc == 0, (call, r)
-        assert r.file("lib/libbroken.so")["verdict"] == "ok", (call, r.file("lib/libbroken.so"))
-        assert sha256(build / "lib" / "libbroken.so") == sha256(ok)
-        shutil.copy2(d / "objs" / "libbroken.so", build / "lib" / "libbroken.so")
+    # before the first look, its open; after it, the descriptor reads the file it opened
+    good = spare(d, ok, "replacement.so")
+    f = Faults(d, "on=open path=*/build/lib/libbroken.so do=replace:%s" % good)
+    r = lotest.scan(build, env=f.env)
+    assert len(f.fired()) == 1, f.fired()
+    assert_no_crash(r)
+    # the verdict is about the bytes that were read, whole: the good replacement
+    assert r.rc == 0, r
+    assert r.file("lib/libbroken.so")["verdict"] == "ok", r.file("lib/libbroken.so")
+    assert sha256(build / "lib" / "libbroken.so") == sha256(ok)
 
 
 def test_file_truncated_between_walk_and_read():
@@ -224,7 +222,6 @@ def test_eintr_in_the_scan_is_retried_or_reported():
     base = lotest.scan(build)
     assert base.rc == 1 and len(base.files) == 2, base
     for rule, where in (("on=readdir path=*/build/lib", "lib"),
-                        ("on=stat path=*/build/lib/libok.so", "lib/libok.so"),
                         ("on=open path=*/build/lib/libok.so", "lib/libok.so"),
                         ("on=pread path=*/build/lib/libok.so", "lib/libok.so")):
         f = Faults(d, rule + " do=fail:EINTR")
@@ -241,12 +238,13 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
     instant between the last check and the rename, is left in place as it
     now is, said so, exit 1; before, the first case went into the
     quarantine under the old file's verdict and reasons, exit 0."""
-    # the file is looked at by name: by the scan (1, and 2: a load that
-    # failed checks its files did not change under it), the plan (3), the move
+    # the file is stat'ed by name: by the scan (1: a load that failed
+    # checks its files did not change under it; the read itself opens the
+    # file and looks at the descriptor), the plan (2), the move
     cases = [
-        ("replaced before the plan", "on=stat path={file} skip=2 do=replace:{new}"),
-        ("rewritten before the plan", "on=stat path={file} skip=2 do=truncate:4096"),
-        ("replaced after the plan", "on=stat path={file} skip=3 do=replace:{new}"),
+        ("replaced before the plan", "on=stat path={file} skip=1 do=replace:{new}"),
+        ("rewritten before the plan", "on=stat path={file} skip=1 do=truncate:4096"),
+        ("replaced after the plan", "on=stat path={file} skip=2 do=replace:{new}"),
         ("replaced at the move", "on=rename path={file} do=replace:{new}"),
     ]
     for i, (when, rule) in enumerate(cases):
@@ -272,7 +270,7 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
     # removed by someone else in between: said, nothing to lose
     d = lotest.workdir("faults-changed-removed")
     build = tree(d)
-    f = Faults(d, "on=stat path=%s skip=2 do=unlink" % (build / "lib" / "libbroken.so"))
+    f = Faults(d, "on=stat path=%s skip=1 do=unlink" % (build / "lib" / "libbroken.so"))
     r = lotest.leftover("clean", "--broken", build, env=f.env)
     assert len(f.fired()) == 1, f.fired()
     assert r.returncode == 1 and "'lib/libbroken.so'" in r.stderr and "No such file" in r.stderr, r

@@ -57,8 +57,13 @@ typedef struct lo_elf_verneed {
  */
 int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, bool follow);
 
-/* Likewise for the file open at descriptor `fd`, which it takes and closes. */
-int lo_elf_open_fd(lo_elf **out, int fd, const char *name);
+/*
+ * Likewise for the file open at descriptor `fd`, which it takes and closes.
+ * `st` is the caller's fstat of fd, or NULL to have it made here: a scan
+ * opens thousands of files, and each system call is worth saving.
+ */
+struct stat;
+int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *st, const char *name);
 void lo_elf_free(lo_elf *e);
 
 /*
@@ -114,9 +119,6 @@ typedef struct lo_elf_stamp {
 lo_elf_stamp lo_elf_stamp_of(const lo_elf *e);
 bool lo_elf_stamp_equal(const lo_elf_stamp *a, const lo_elf_stamp *b);
 
-/* The file's identity, for caching each library once per run. */
-dev_t lo_elf_dev(const lo_elf *e);
-ino_t lo_elf_ino(const lo_elf *e);
 const char *lo_elf_name(const lo_elf *e);
 
 /* Header facts. */
