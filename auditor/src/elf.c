@@ -78,7 +78,8 @@ static int not_elf_why(int fd, const char *name)
 	return 0;
 }
 
-int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *given, const char *name)
+static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *name,
+		   lo_elf_buf *into)
 {
 	lo_elf *e;
 	struct stat st;
@@ -126,8 +127,13 @@ int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 		    (e->data == ELFDATA2LSB || e->data == ELFDATA2MSB);
 	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
 									   : ELFDATA2MSB);
-	if (e->tables && (err = lo_elf_read_tables(e, fd)) < 0)
+	e->into = into;
+	if (e->tables && (err = lo_elf_read_tables(e, fd)) != 0) {
+		if (err == LO_ELF_TOO_BIG)
+			err = 0;
 		goto fail;
+	}
+	e->into = NULL;
 	elf_end(e->elf);
 	e->elf = NULL;
 	/* Whatever was read while the file changed (cp over it, say) is not the file. */
@@ -143,6 +149,24 @@ fail:
 	close(fd);
 	lo_elf_free(e);
 	return err;
+}
+
+int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *st, const char *name)
+{
+	return open_fd(out, fd, st, name, NULL);
+}
+
+int lo_elf_open_private(lo_elf **out, int fd, const struct stat *st, const char *name,
+			lo_elf_buf *buf)
+{
+	return open_fd(out, fd, st, name, buf);
+}
+
+void lo_elf_buf_dispose(lo_elf_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->cap = 0;
 }
 
 void lo_elf_free(lo_elf *e)

@@ -39,10 +39,13 @@ struct lo_elf {
 	char *name;   /* owned */
 	/*
 	 * owned: the part of the file holding the tables read in place,
-	 * read-only, from file offset map_off; every borrowed string points
-	 * into it. NULL when there are none.
+	 * read-only, from file offset map_off. NULL when there are none, or
+	 * when they were read into the caller's buffer (lo_elf_open_private).
 	 */
 	lo_fmap *map;
+	/* that part's bytes, mapped or in the caller's buffer: every borrowed string points into it */
+	const char *base;
+	struct lo_elf_buf *into; /* while lo_elf_open_private reads: the buffer, else NULL */
 	size_t map_off;
 	size_t table_bytes; /* of the tables in the mapping, gaps not counted */
 	size_t size; /* of the file */
@@ -125,6 +128,9 @@ struct lo_elf {
 	size_t vindex_count;
 };
 
+/* The tables are over LO_ELF_BUF_MAX and were not read into the buffer: not an error. */
+#define LO_ELF_TOO_BIG 1
+
 /* Calls interrupted by a signal are made again this many times at most. */
 #define LO_ELF_EINTR_TRIES 64
 
@@ -134,7 +140,8 @@ struct lo_elf {
 /*
  * Read the tables of e, which lo_elf_open has begun (e->elf, libelf
  * reading file `fd`; the identity and header fields set) into the fields
- * above: elf_read.c. Returns 0, or LO_EINVALID / LO_ERROR with a message.
+ * above: elf_read.c. Returns 0, LO_ELF_TOO_BIG (e->into set, and the
+ * tables do not fit it), or LO_EINVALID / LO_ERROR with a message.
  */
 int lo_elf_read_tables(lo_elf *e, int fd);
 

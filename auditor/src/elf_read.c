@@ -42,14 +42,14 @@ typedef struct table_scns {
 } table_scns;
 
 /*
- * Section r's bytes where the tables' mapping holds them (map_tables took
- * them in); NULL when nothing was mapped, all of them being empty.
+ * Section r's bytes where map_tables took the tables in (mapped, or read
+ * into the caller's buffer); NULL when it took none, all being empty.
  */
 static const void *mapped(const lo_elf *e, const scn_ref *r)
 {
-	if (!e->map)
+	if (!e->base)
 		return NULL;
-	return (const char *)lo_fmap_data(e->map) + (r->sh.sh_offset - e->map_off);
+	return e->base + (r->sh.sh_offset - e->map_off);
 }
 
 /*
@@ -597,6 +597,42 @@ static int span_take(lo_elf *e, const scn_ref *r, const char *what, size_t *lo, 
 }
 
 /*
+ * Read the tables' span into the caller's buffer (lo_elf_open_private):
+ * a private object's pages are the buffer's, already there, where a
+ * mapping's cost a fault to read and a teardown to let go, both dear
+ * under paravirtualised paging (README, Performance). A span over
+ * LO_ELF_BUF_MAX is not read: LO_ELF_TOO_BIG.
+ */
+static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
+{
+	lo_elf_buf *b = e->into;
+	size_t done = 0;
+	int tries = 0;
+
+	if (len > LO_ELF_BUF_MAX)
+		return LO_ELF_TOO_BIG;
+	if (len > b->cap) {
+		free(b->data);
+		b->cap = len;
+		b->data = lo_xmalloc(len);
+	}
+	while (done < len) {
+		ssize_t got = pread(fd, b->data + done, len - done, (off_t)(off + done));
+
+		if (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES)
+			continue;
+		/* within the file's size at open: a short read is a file cut meanwhile */
+		if (got <= 0)
+			return got < 0 ? lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", e->name)
+				       : lo_error_set(LO_EINVALID, "cannot read '%s': %s", e->name,
+						      LO_ELF_CHANGED_MSG);
+		done += (size_t)got;
+	}
+	e->base = b->data;
+	return 0;
+}
+
+/*
  * Map the part of the file that holds the tables read in place: the
  * symbol, string, version and hash tables, next to each other near the
  * start of every object a linker makes (patchelf moves those it rewrites
@@ -625,7 +661,12 @@ static int map_tables(lo_elf *e, int fd, const table_scns *t)
 	if (hi <= lo)
 		return 0;
 	e->map_off = lo;
-	return lo_fmap_new(&e->map, fd, lo, hi - lo, e->name);
+	if (e->into)
+		return copy_tables(e, fd, lo, hi - lo);
+	if ((err = lo_fmap_new(&e->map, fd, lo, hi - lo, e->name)) < 0)
+		return err;
+	e->base = lo_fmap_data(e->map);
+	return 0;
 }
 
 int lo_elf_read_tables(lo_elf *e, int fd)
@@ -635,7 +676,7 @@ int lo_elf_read_tables(lo_elf *e, int fd)
 	size_t index_count = 0, versym_count = 0;
 	int err;
 
-	if ((err = find_tables(e, &t)) < 0 || (err = map_tables(e, fd, &t)) < 0)
+	if ((err = find_tables(e, &t)) < 0 || (err = map_tables(e, fd, &t)) != 0)
 		return err;
 	if (t.dynstr.scn && (err = keep_dynstr(e, &t)) < 0)
 		return err;

@@ -175,17 +175,26 @@ static size_t find_loaded(const proc *p, const char *name)
 }
 
 /*
- * The object of entry obj (one inode), as ld.so finds an object already
- * loaded by its file's identity. By entry, not lo_elf: an object let go
- * and read again while a load runs is the same object.
+ * The object of file f, as ld.so finds an object already loaded by its
+ * file's identity. By entry, not lo_elf: an object let go and read again
+ * while a load runs is the same object. A candidate read for its judge
+ * alone (lo_load_simulate_own) has no entry: then by inode.
  */
-static size_t find_loaded_obj(const proc *p, const parsed *obj)
+static size_t find_loaded_obj(const proc *p, const got *f)
 {
+	lo_elf_stamp a, b;
 	size_t i;
 
-	for (i = 0; i < p->count; i++)
-		if (p->objs[i].obj == obj)
+	for (i = 0; i < p->count; i++) {
+		if (f->obj && p->objs[i].obj == f->obj)
 			return i;
+		if (f->obj && p->objs[i].obj)
+			continue;
+		a = lo_elf_stamp_of(p->objs[i].elf);
+		b = lo_elf_stamp_of(f->elf);
+		if (a.dev == b.dev && a.ino == b.ino)
+			return i;
+	}
 	return NONE;
 }
 
@@ -269,7 +278,7 @@ static size_t map_closure(proc *p, size_t start)
 			lo_buf_clear(&tried);
 			res = lo_resolve_search(p, i, &lk);
 			if (res == TRY_FOUND) {
-				if (find_loaded_obj(p, lk.found.obj) != NONE)
+				if (find_loaded_obj(p, &lk.found) != NONE)
 					lk.via = LO_VIA_ALREADY;
 				else
 					add_object(p, &lk.found, lk.path, NULL, name, i);
@@ -439,10 +448,15 @@ static size_t fetch_block(const proc *p, const lo_elf *e, size_t *cursor, lo_elf
 	return n;
 }
 
-/* The objects that provided an object's symbols so far, each once. */
+/*
+ * The objects that provided an object's symbols so far, each once; `own`
+ * when one of them was a candidate read for its judge alone, which no
+ * later load has in scope.
+ */
 typedef struct providers {
 	const parsed **by;
 	size_t count, cap;
+	bool own;
 } providers;
 
 /*
@@ -463,6 +477,10 @@ static bool bind_one(proc *p, size_t i, const lo_elf_undef *u, size_t *order, pr
 		t = &p->tsyms[p->tsym_count++];
 		*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version,
 					provider ? p->objs[k].path : NULL, u->weak };
+	}
+	if (k != NONE && !provider) {
+		found->own = true; /* bound, to the candidate read for its judge alone */
+		return true;
 	}
 	if (provider) {
 		for (b = 0; b < found->count && found->by[b] != provider; b++)
@@ -493,7 +511,7 @@ static bool bind_one(proc *p, size_t i, const lo_elf_undef *u, size_t *order, pr
  */
 static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 {
-	providers found = { NULL, 0, 0 };
+	providers found = { NULL, 0, 0, false };
 	size_t i, j, k, *order = NULL;
 
 	if (!p->trace) {
@@ -510,6 +528,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 		if (!p->trace && bound_before(p, i))
 			continue;
 		found.count = 0;
+		found.own = false;
 		/* a block at a time, asked for ahead; j counts the symbols */
 		for (j = 0; (n = fetch_block(p, e, &cursor, block, order)) > 0; j += n)
 			for (at = 0; at < n; at++)
@@ -526,7 +545,7 @@ static void bind_symbols(proc *p, lo_symbol_filter filter, void *payload)
 					p->objs[i].path));
 			complete = false;
 		}
-		if (complete)
+		if (complete && !found.own)
 			remember_binding(p, i, found.by, found.count);
 	}
 	free(found.by);
@@ -551,7 +570,7 @@ static int host_preload(lo_host *h, const char *path)
 	if (lo_target_of(o.elf) != p->target)
 		return lo_error_set(LO_EINVALID, "host program '%s' loads '%s' first, which is not "
 				    "an object of its machine (%s)", h->name, path, p->target->name);
-	if (find_loaded_obj(p, o.obj) != NONE)
+	if (find_loaded_obj(p, &o) != NONE)
 		return 0;
 	k = add_object(p, &o, path, NULL, NULL, p->main);
 	map_closure(p, k);
@@ -683,6 +702,13 @@ const char *lo_host_name(const lo_host *h)
 int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
 		     unsigned flags, lo_symbol_filter filter, void *filter_payload)
 {
+	return lo_load_simulate_own(out, r, host, path, NULL, flags, filter, filter_payload);
+}
+
+int lo_load_simulate_own(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
+			 const lo_elf *own, unsigned flags, lo_symbol_filter filter,
+			 void *filter_payload)
+{
 	lo_load *l = lo_xcalloc(1, sizeof(*l));
 	proc *p = &l->p;
 	got o;
@@ -701,7 +727,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 	p->count = p->first_new = host->p.count;
 	*out = l;
 
-	o = lo_resolver_open(r, path, LO_USE_CANDIDATE);
+	o = own ? (got){ NULL, own, 0, 0, NULL } : lo_resolver_open(r, path, LO_USE_CANDIDATE);
 	if (!o.elf) {
 		add_problem(p, LO_PROBLEM_UNREADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
 			    lo_xstrdup(lo_resolver_why(&o, path)));
@@ -726,7 +752,7 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 		return 0;
 	}
 	/* dlopen of an object already in the process returns it. */
-	if ((k = find_loaded_obj(p, o.obj)) != NONE) {
+	if ((k = find_loaded_obj(p, &o)) != NONE) {
 		trace_object(p, path, p->objs[k].path, NONE, LO_VIA_ALREADY, NULL, NULL, 0);
 		return 0;
 	}

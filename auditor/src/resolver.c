@@ -195,31 +195,22 @@ void lo_resolver_free(lo_resolver *r)
 }
 
 /*
- * Read the file at `path` into `o`, outside the lock; the same inode under
- * two paths is one object (checked again under the lock, since another
- * thread may have parsed it meanwhile under its other name).
+ * The file at `path` opened, its fstat in *st; -1 with errno when not.
+ * Opened first, its fstat serving the inode cache and the read: one path
+ * walk and one system call fewer than a stat before the open, the same
+ * errors (what open refuses, stat let lo_elf_open refuse), and an open
+ * more for a file read before under another path. Under --sysroot,
+ * opened inside the root: no path of it is followed twice. EINTR (a
+ * signal handled without SA_RESTART) says nothing of the file.
  */
-static void resolver_read_into(lo_resolver *r, const char *path, const char *key, opened *o)
+static int open_stat(const lo_resolver *r, const char *path, struct stat *st)
 {
 	const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
-	struct stat st;
-	char inode[LO_INODE_KEY_SIZE];
-	parsed *found;
-	lo_elf *e;
 	int rc, fd, tries = 0;
 
-	/*
-	 * Opened first and the descriptor's fstat used for the inode and for
-	 * the read, not a stat of the path and an open after it: one path
-	 * walk and one system call fewer a file read, and the same errors
-	 * (what open refuses, stat would have let lo_elf_open refuse). A file
-	 * already read under another path costs its open. Under --sysroot the
-	 * file is opened inside the root: no path of it is followed twice.
-	 * EINTR (a signal handled without SA_RESTART) says nothing of the file.
-	 */
 	do {
 		fd = r->root ? lo_resolver_open_fd(r, path, flags) : open(path, flags);
-		rc = fd < 0 ? -1 : fstat(fd, &st);
+		rc = fd < 0 ? -1 : fstat(fd, st);
 		if (rc < 0 && fd >= 0) {
 			int errnum = errno;
 
@@ -227,7 +218,23 @@ static void resolver_read_into(lo_resolver *r, const char *path, const char *key
 			errno = errnum;
 		}
 	} while (rc < 0 && errno == EINTR && ++tries < 64);
-	if (rc < 0) {
+	return rc < 0 ? -1 : fd;
+}
+
+/*
+ * Read the file at `path` into `o`, outside the lock; the same inode under
+ * two paths is one object (checked again under the lock, since another
+ * thread may have parsed it meanwhile under its other name).
+ */
+static void resolver_read_into(lo_resolver *r, const char *path, const char *key, opened *o)
+{
+	struct stat st;
+	char inode[LO_INODE_KEY_SIZE];
+	parsed *found;
+	lo_elf *e;
+	int fd = open_stat(r, path, &st);
+
+	if (fd < 0) {
 		/* most are paths a search tries: the message is made when asked for (lo_resolver_why) */
 		o->errnum = errno;
 		o->err = LO_ERROR;
@@ -621,6 +628,38 @@ int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
 	if (g.elf)
 		return 0;
 	return lo_error_set(g.err, "%s", lo_resolver_why(&g, path));
+}
+
+int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, const lo_elf **out,
+			 lo_elf **own)
+{
+	char key[LO_PATH_KEY_SIZE], inode[LO_INODE_KEY_SIZE];
+	struct stat st;
+	bool held;
+	int errnum, fd;
+
+	*out = NULL;
+	*own = NULL;
+	if (!lo_resolver_path_key(r, path, key, &errnum))
+		return lo_resolver_read(r, path, out);
+	/* held under this path, or being read there; else under another path, by its inode */
+	pthread_mutex_lock(&r->lock);
+	held = lo_map_get(r->by_path, key, NULL) != NULL;
+	pthread_mutex_unlock(&r->lock);
+	if (held || (fd = open_stat(r, path, &st)) < 0)
+		return lo_resolver_read(r, path, out);
+	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
+	pthread_mutex_lock(&r->lock);
+	held = lo_map_get(r->by_inode, inode, NULL) != NULL;
+	pthread_mutex_unlock(&r->lock);
+	if (held) {
+		close(fd);
+		return lo_resolver_read(r, path, out);
+	}
+	if (lo_elf_open_private(own, fd, &st, path, buf) < 0 || !*own)
+		return lo_resolver_read(r, path, out);
+	*out = *own;
+	return 0;
 }
 
 /*

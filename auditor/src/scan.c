@@ -117,6 +117,7 @@ static void *judge_worker(void *arg)
 {
 	scan *s = arg;
 	lo_resolver_worker *w = lo_resolver_worker_new(s->resolver);
+	lo_elf_buf buf = { NULL, 0 };
 	size_t i;
 
 	while ((i = atomic_fetch_add(&s->next, 1)) < s->item_count) {
@@ -125,7 +126,7 @@ static void *judge_worker(void *arg)
 		if (atomic_load(&s->failed))
 			break;
 		lo_resolver_begin(w);
-		err = lo_scan_judge(s, &s->judged[i], &s->items[i]);
+		err = lo_scan_judge(s, &s->judged[i], &s->items[i], &buf);
 		lo_resolver_end(w);
 		lo_resolver_forget(s->resolver, s->items[i].abs);
 		/* its result has the path it needs: every path kept grew the heap with the tree */
@@ -140,6 +141,7 @@ static void *judge_worker(void *arg)
 			break;
 		}
 	}
+	lo_elf_buf_dispose(&buf);
 	return NULL;
 }
 

@@ -64,9 +64,10 @@ void lo_scan_free(scan *s);
 /*
  * Judge item `it` into `slot` (a slot left with a NULL path holds nothing):
  * its facts, the build's and git's records of it, its verdict. Called on
- * every judging thread at once. Returns 0, or a negative code with a
- * message when the scan cannot go on.
+ * every judging thread at once, each with a buffer of its own for the
+ * candidates it reads for itself (resolve.h's lo_resolver_read_own).
+ * Returns 0, or a negative code with a message when the scan cannot go on.
  */
-int lo_scan_judge(scan *s, lo_file *slot, const item *it);
+int lo_scan_judge(scan *s, lo_file *slot, const item *it, lo_elf_buf *buf);
 
 #endif

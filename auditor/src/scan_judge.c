@@ -30,6 +30,16 @@
 #include "pyext.h"
 #include "scan_int.h"
 
+/*
+ * The candidate as its judge read it for itself (resolve.h's
+ * lo_resolver_read_own), if it did: freed once the candidate is judged,
+ * before the buffer serves the next.
+ */
+typedef struct own_read {
+	lo_elf_buf *buf;
+	lo_elf *elf;
+} own_read;
+
 /* Start the verdict on `abs` in its slot. */
 static lo_file *new_file(scan *s, lo_file *f, const char *abs)
 {
@@ -139,14 +149,14 @@ static void python_init_check(lo_file *f, const lo_elf *e, const char *base, siz
  * Play the load of the file at abs from `host` and record what fails; what
  * the [host] rule `ruled` (or NULL) says its host provides is no finding.
  */
-static void judge_load(scan *s, lo_file *f, const char *abs, const lo_host *host,
-		       const lo_rules_host *ruled)
+static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
+		       const lo_host *host, const lo_rules_host *ruled)
 {
 	const char *changed;
 	lo_load *load;
 	size_t i, waived = 0;
 
-	lo_load_simulate(&load, s->resolver, host, abs, 0, NULL, NULL);
+	lo_load_simulate_own(&load, s->resolver, host, abs, own, 0, NULL, NULL);
 	/* a change under the scan only ever makes a load fail (elf.h) */
 	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
 		char *why = NULL;
@@ -251,7 +261,7 @@ static int pick_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs
 	return default_host(s, f, e, abs, host, program);
 }
 
-static int judge_elf(scan *s, lo_file *f, const char *abs)
+static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 {
 	const lo_elf *e;
 	const lo_host *host = NULL;
@@ -260,7 +270,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	const char *base;
 	size_t n;
 	bool given, by_rule;
-	int err = lo_resolver_read(s->resolver, abs, &e);
+	int err = lo_resolver_read_own(s->resolver, abs, own->buf, &e, &own->elf);
 
 	if (err == LO_ENOTELF) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
@@ -304,13 +314,13 @@ static int judge_elf(scan *s, lo_file *f, const char *abs)
 	if (n && python_never_imported(f, base, n, program))
 		return 0;
 	/* the rule's `provides` stand in for its program only where that is not read */
-	judge_load(s, f, abs, host, by_rule ? NULL : ruled);
+	judge_load(s, f, abs, own->elf, host, by_rule ? NULL : ruled);
 	if (n && f->loads == LO_TRUE)
 		python_init_check(f, e, base, n);
 	return 0;
 }
 
-static int judge_link(scan *s, lo_file *slot, const item *it)
+static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
 {
 	char *target = realpath(it->abs, NULL);
 	struct stat st;
@@ -347,13 +357,13 @@ static int judge_link(scan *s, lo_file *slot, const item *it)
 		free(target);
 		return 0;
 	}
-	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs);
+	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs, own);
 	free(target);
 	return err;
 }
 
 /* Judge one item into `slot`; a slot left with a NULL path holds nothing. */
-static int judge_item(scan *s, lo_file *slot, const item *it)
+static int judge_item(scan *s, lo_file *slot, const item *it, own_read *own)
 {
 	lo_file *f;
 
@@ -364,27 +374,28 @@ static int judge_item(scan *s, lo_file *slot, const item *it)
 		return 0;
 	}
 	if (it->type == DT_LNK)
-		return judge_link(s, slot, it);
+		return judge_link(s, slot, it, own);
 	f = new_file(s, slot, it->abs);
 	if (it->type != DT_REG) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
 		return 0;
 	}
-	return judge_elf(s, f, it->abs);
+	return judge_elf(s, f, it->abs, own);
 }
 
 /*
  * A module that does not load because it binds to a library the tree has
  * superseded (lo_buildsys_superseded): the cause, named as a reason.
  */
-static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const char *abs)
+static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const char *abs,
+			    const lo_elf *own)
 {
-	const lo_elf *e;
+	const lo_elf *e = own;
 	size_t i;
 
 	if (f->stage != LO_STAGE_LOADED || f->loads != LO_FALSE ||
-	    lo_resolver_read(s->resolver, abs, &e) < 0)
+	    (!e && lo_resolver_read(s->resolver, abs, &e) < 0))
 		return;
 	for (i = 0; i < lo_elf_needed_count(e); i++) {
 		const char *lib = lo_buildsys_superseded(bs, lo_elf_needed(e, i));
@@ -407,7 +418,7 @@ static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const ch
  * What the records say of the file in `f`: git, whether it is tracked; the
  * build system, whether it is still produced, an orphan, or unknown.
  */
-static void judge_records(scan *s, lo_file *f, const item *it)
+static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own)
 {
 	const lo_buildsys *bs = s->bs ? s->bs[it->root] : NULL;
 	const char *root = bs ? s->build_dirs[it->root] : s->roots[it->root];
@@ -431,7 +442,7 @@ static void judge_records(scan *s, lo_file *f, const item *it)
 		return;
 	}
 	lo_buildsys_judge(bs, abs + rlen + 1, &v);
-	name_superseded(s, f, bs, abs);
+	name_superseded(s, f, bs, abs, own);
 	free(abs);
 	if (v.orphan < 0)
 		return;
@@ -448,15 +459,20 @@ static void judge_orphan_only(scan *s, lo_file *slot, const item *it)
 	new_file(s, slot, it->abs)->stage = LO_STAGE_LISTED;
 }
 
-int lo_scan_judge(scan *s, lo_file *slot, const item *it)
+int lo_scan_judge(scan *s, lo_file *slot, const item *it, lo_elf_buf *buf)
 {
+	own_read own = { buf, NULL };
 	int err = 0;
 
 	if (it->orphan_only)
 		judge_orphan_only(s, slot, it);
-	else if ((err = judge_item(s, slot, it)) < 0)
+	else
+		err = judge_item(s, slot, it, &own);
+	if (err >= 0)
+		judge_records(s, slot, it, own.elf);
+	lo_elf_free(own.elf);
+	if (err < 0)
 		return err;
-	judge_records(s, slot, it);
 	slot->verdict = lo_verdict_decide(&(lo_facts){ slot->stage, slot->loads, slot->orphan });
 	return 0;
 }

@@ -154,10 +154,28 @@ def build_odd_names(d):
 
 
 # Every builder with the name of its tree, for test_loader_agreement.py.
+def build_binds_back(d):
+    """libplugin.so defines plugin_api, which libhelper.so, its dependency, calls.
+
+    dlopen of libplugin.so binds it there (the plugin heads its own local
+    scope); libhelper.so alone, and libother.so, which needs only it, find
+    plugin_api nowhere. The plugin is at the top and the others in lib/,
+    so that a scan on one thread judges it first (the walk lists a
+    directory's files before going down).
+    """
+    lotest.cc(d / "lib" / "libhelper.so", "int plugin_api(void); int helper(void) { return plugin_api(); }")
+    lotest.cc(d / "libplugin.so", "int plugin_api(void) { return 1; }\n"
+              "int helper(void); int run(void) { return helper(); }",
+              "-L", d / "lib", "-lhelper", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/lib")
+    lotest.cc(d / "lib" / "libother.so", "int helper(void); int other(void) { return helper(); }",
+              "-L", d / "lib", "-lhelper", "-Wl,--enable-new-dtags,-rpath,$ORIGIN")
+    return d
+
+
 BUILDERS = [build_missing_needed, build_missing_version, build_weak_undefined,
             build_rpath_runpath, build_origin_lib, build_class_on_search_path,
             build_wrong_class, build_foreign_machine, build_linker_script,
-            build_truncated, build_symlinks, build_odd_names]
+            build_truncated, build_symlinks, build_odd_names, build_binds_back]
 
 
 def fresh(builder):
@@ -227,6 +245,24 @@ def test_origin_dot_dot_lib_is_followed():
     r = lotest.scan(d)
     assert r.rc == 0, r
     assert r.file("plugins/libplugin.so")["verdict"] == "ok"
+
+
+def test_a_binding_to_the_candidate_is_not_taken_for_another_load():
+    """A library bound completely in one load is not bound again in the next
+    that has the same providers. Here one provider is the candidate itself,
+    which the next load lacks: libother.so must not pass on libplugin.so's
+    load of libhelper.so."""
+    d = fresh(build_binds_back)
+    assert real_loader(d / "libplugin.so") == "ok"
+    assert "undefined symbol: plugin_api" in real_loader(d / "lib" / "libother.so")
+    assert "undefined symbol: plugin_api" in real_loader(d / "lib" / "libhelper.so")
+    for jobs in ("1", "2"):
+        r = lotest.scan(d, args=("--jobs", jobs))
+        assert r.file("libplugin.so")["loads"] is True, (jobs, r.file("libplugin.so"))
+        for lib in ("lib/libother.so", "lib/libhelper.so"):
+            f = r.file(lib)
+            assert f["loads"] is False, (jobs, f)
+            assert [x["symbol"] for x in r.reasons(lib, "undefined-symbol")] == ["plugin_api"], (jobs, f)
 
 
 def test_wrong_class_library_on_the_search_path_is_skipped():

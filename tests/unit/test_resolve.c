@@ -749,18 +749,27 @@ static void test_objects_let_go_under_two_workers(void **state)
 	on_two_workers(let_go_thread);
 }
 
-/* Judge a/libl<i>.so as a candidate: it loads. */
-static bool library_judged_right(lo_resolver *r, const lo_host *h, int i, char *path, size_t size)
+/*
+ * Judge a/libl<i>.so as a candidate: it loads. With `buf`, read as a scan
+ * reads it, for the judge alone unless the resolver holds it already.
+ */
+static bool library_judged_right(lo_resolver *r, const lo_host *h, int i, lo_elf_buf *buf,
+				 char *path, size_t size)
 {
 	const lo_elf *e;
+	lo_elf *own = NULL;
 	lo_load *l;
 	bool right;
 
 	snprintf(path, size, "%s/a/libl%d.so", work, i);
-	if (lo_resolver_read(r, path, &e) < 0 || lo_load_simulate(&l, r, h, path, 0, NULL, NULL) < 0)
+	if ((buf ? lo_resolver_read_own(r, path, buf, &e, &own) : lo_resolver_read(r, path, &e)) < 0 ||
+	    lo_load_simulate_own(&l, r, h, path, own, 0, NULL, NULL) < 0) {
+		lo_elf_free(own);
 		return false;
+	}
 	right = lo_load_ok(l);
 	lo_load_free(l);
+	lo_elf_free(own);
 	return right;
 }
 
@@ -768,6 +777,7 @@ static void *forget_thread(void *arg)
 {
 	struct let_go_worker *t = arg;
 	lo_resolver_worker *w = lo_resolver_worker_new(t->r);
+	lo_elf_buf buf = { NULL, 0 };
 	char path[8192];
 	int n;
 
@@ -780,20 +790,23 @@ static void *forget_thread(void *arg)
 			right = let_go_load_right(t->r, t->h, i);
 			snprintf(path, sizeof(path), "%s/m%d.so", work, i);
 		} else {
-			right = library_judged_right(t->r, t->h, i, path, sizeof(path));
+			right = library_judged_right(t->r, t->h, i, n % 4 ? NULL : &buf, path,
+						     sizeof(path));
 		}
 		lo_resolver_end(w);
 		lo_resolver_forget(t->r, path);
 		t->wrong += !right;
 	}
+	lo_elf_buf_dispose(&buf);
 	return NULL;
 }
 
 /*
  * A scan forgets each candidate once judged. Here the libraries the
  * modules need are candidates too, judged and forgotten by one worker
- * while the other loads a module that needs them, and the same module is
- * at times judged by both at once; with room for two objects and a
+ * while the other loads a module that needs them (half of them read for
+ * the judge alone, as a scan reads what no load holds), and the same
+ * module is at times judged by both at once; with room for two objects and a
  * budget of one page, a forgotten object leaves the caches as soon as it
  * is judged. Every verdict stays right, and nothing is used after it is
  * freed or left unfreed (AddressSanitizer and its leak check, in the

@@ -100,6 +100,20 @@ void lo_resolver_free(lo_resolver *r);
 int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out);
 
 /*
+ * The object at `path` for one judge alone. Held by the resolver (a load
+ * found it as a library): that one, as lo_resolver_read gives it, and
+ * *own NULL. Else read with its tables in `buf` (elf.h's
+ * lo_elf_open_private), neither cached nor counted in the budget, and
+ * *own = *out, freed by the caller with lo_elf_free before buf serves
+ * again: a candidate no load needs costs a buffer its judge reuses, not
+ * a mapping's faults and teardown. Tables too big for buf, and a file
+ * that does not read, go through lo_resolver_read: the same object, the
+ * same messages. Returns as lo_resolver_read does.
+ */
+int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, const lo_elf **out,
+			 lo_elf **own);
+
+/*
  * A worker is done with `path`, read by lo_resolver_read or loaded by
  * lo_load_simulate as a candidate: unless a load found it as a library, or
  * a host uses it, the resolver drops it once its pages are released (a
@@ -232,6 +246,16 @@ typedef bool (*lo_symbol_filter)(const char *symbol, void *payload);
  */
 int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
 		     unsigned flags, lo_symbol_filter filter, void *filter_payload);
+
+/*
+ * Likewise for the candidate `own`, the object at `path` as the caller
+ * read it for itself (lo_resolver_read_own), which the resolver does not
+ * hold: the load finds it under another path by its inode, and no other
+ * load's binding counts on it. The load must be freed before own is.
+ */
+int lo_load_simulate_own(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
+			 const lo_elf *own, unsigned flags, lo_symbol_filter filter,
+			 void *filter_payload);
 void lo_load_free(lo_load *l);
 
 bool lo_load_ok(const lo_load *l);
