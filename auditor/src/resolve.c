@@ -476,7 +476,7 @@ static bool bind_one(proc *p, size_t i, const lo_elf_undef *u, size_t *order, pr
 		lo_array_grow(&p->tsyms, &p->tsym_cap, p->tsym_count + 1, sizeof(*t));
 		t = &p->tsyms[p->tsym_count++];
 		*t = (lo_trace_symbol){ p->objs[i].path, u->name, u->version,
-					provider ? p->objs[k].path : NULL, u->weak };
+					k != NONE ? p->objs[k].path : NULL, u->weak };
 	}
 	if (k != NONE && !provider) {
 		found->own = true; /* bound, to the candidate read for its judge alone */
