@@ -352,6 +352,24 @@ static void gnu_hash_prepare(lo_elf *e)
 	e->gnu.chain_words = words - 4 - (size_t)bloom_size * per - w[0];
 }
 
+/*
+ * len bytes of the file at off, read with pread. They lie inside the file
+ * as it was at open (span_take, the section checks): fewer is a file cut
+ * or rewritten meanwhile.
+ */
+static int read_at(const lo_elf *e, int fd, void *buf, size_t len, size_t off)
+{
+	ssize_t got;
+	int tries = 0;
+
+	do
+		got = pread(fd, buf, len, (off_t)off);
+	while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
+	if (got != (ssize_t)len)
+		return lo_error_set(LO_EINVALID, "cannot read '%s': %s", e->name, LO_ELF_CHANGED_MSG);
+	return 0;
+}
+
 /* Count the undefined symbols among the n at syms, numbered from `first`. */
 static int count_undefs_in(lo_elf *e, const Elf64_Sym *syms, size_t n, size_t first)
 {
@@ -425,7 +443,7 @@ static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
 {
 	Elf64_Sym block[2048];
 	size_t i, want, end;
-	int tries = 0, err;
+	int err;
 
 	if (e->dynsym_count < 2)
 		return 0;
@@ -434,17 +452,10 @@ static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
 	if ((end = undef_bound(e)) < e->dynsym_count)
 		return count_undefs_in(e, e->dynsym + 1, end - 1, 1);
 	for (i = 1; i < e->dynsym_count; i += want) {
-		ssize_t got;
-
 		want = e->dynsym_count - i < 2048 ? e->dynsym_count - i : 2048;
-		do
-			got = pread(fd, block, want * sizeof(*block),
-				    (off_t)(dynsym->sh.sh_offset + i * sizeof(*block)));
-		while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
-		if (got != (ssize_t)(want * sizeof(*block)))
-			return lo_error_set(LO_EINVALID, "cannot read '%s': %s", e->name,
-					    LO_ELF_CHANGED_MSG);
-		if ((err = count_undefs_in(e, block, want, i)) < 0)
+		if ((err = read_at(e, fd, block, want * sizeof(*block),
+				   dynsym->sh.sh_offset + i * sizeof(*block))) < 0 ||
+		    (err = count_undefs_in(e, block, want, i)) < 0)
 			return err;
 	}
 	return 0;
@@ -606,8 +617,7 @@ static int span_take(lo_elf *e, const scn_ref *r, const char *what, size_t *lo, 
 static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
 {
 	lo_elf_buf *b = e->into;
-	size_t done = 0;
-	int tries = 0;
+	int err;
 
 	if (len > LO_ELF_BUF_MAX)
 		return LO_ELF_TOO_BIG;
@@ -616,18 +626,8 @@ static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
 		b->cap = len;
 		b->data = lo_xmalloc(len);
 	}
-	while (done < len) {
-		ssize_t got = pread(fd, b->data + done, len - done, (off_t)(off + done));
-
-		if (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES)
-			continue;
-		/* within the file's size at open: a short read is a file cut meanwhile */
-		if (got <= 0)
-			return got < 0 ? lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", e->name)
-				       : lo_error_set(LO_EINVALID, "cannot read '%s': %s", e->name,
-						      LO_ELF_CHANGED_MSG);
-		done += (size_t)got;
-	}
+	if ((err = read_at(e, fd, b->data, len, off)) < 0)
+		return err;
 	e->base = b->data;
 	return 0;
 }

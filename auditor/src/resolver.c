@@ -457,15 +457,11 @@ static lo_elf *read_again(const lo_resolver *r, parsed *obj)
 {
 	lo_elf *e = NULL;
 	lo_elf_stamp now;
-	int err, fd;
+	struct stat st;
+	int fd = open_stat(r, obj->path, &st);
+	int err = fd < 0 ? lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", obj->path)
+			 : lo_elf_open_fd(&e, fd, &st, obj->path);
 
-	if (r->root) {
-		fd = lo_resolver_open_fd(r, obj->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-		err = fd < 0 ? lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", obj->path)
-			     : lo_elf_open_fd(&e, fd, NULL, obj->path);
-	} else {
-		err = lo_elf_open(&e, AT_FDCWD, obj->path, obj->path, true);
-	}
 	if (err < 0) {
 		obj->gone = lo_xstrdup(lo_error_last());
 		return NULL;
