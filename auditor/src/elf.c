@@ -3,8 +3,9 @@
  * and what the loader model asks of it once open.
  *
  * The file is opened, checked to be ELF and handed to libelf to read
- * (ELF_C_READ: by pread, nothing mapped); elf_read.c takes the tables from
- * it. Then libelf's own structures are freed (elf_end) and only the
+ * (ELF_C_READ: by pread, nothing mapped; a small one read for one reader
+ * alone is read whole first, and libelf reads that copy); elf_read.c
+ * takes the tables from it. Then libelf's own structures are freed (elf_end) and only the
  * mapping of the tables stays (or, for an object read for one reader
  * alone, its copy in that reader's buffer: lo_elf_open_private), with
  * every string and table borrowed from it: a scan keeps thousands of
@@ -109,8 +110,12 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 	e->ctime = st.st_ctim;
 	e->size = (size_t)st.st_size;
 	elf_version(EV_CURRENT);
+	e->into = into;
+	if (into && (err = lo_elf_read_whole(e, fd)) < 0)
+		goto fail;
 	/* libelf reads the identification with the header: read here only to say why it is not ELF */
-	e->elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e->elf)
+		e->elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
 		if (!(err = not_elf_why(fd, name)))
 			err = lo_elf_fail(e, "ELF header");
@@ -129,7 +134,6 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 		    (e->data == ELFDATA2LSB || e->data == ELFDATA2MSB);
 	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
 									   : ELFDATA2MSB);
-	e->into = into;
 	if (e->tables && (err = lo_elf_read_tables(e, fd)) != 0) {
 		if (err == LO_ELF_TOO_BIG)
 			err = 0;
@@ -168,7 +172,6 @@ void lo_elf_buf_dispose(lo_elf_buf *b)
 {
 	free(b->data);
 	b->data = NULL;
-	b->cap = 0;
 }
 
 void lo_elf_free(lo_elf *e)

@@ -46,6 +46,7 @@ struct lo_elf {
 	/* that part's bytes, mapped or in the caller's buffer: every borrowed string points into it */
 	const char *base;
 	struct lo_elf_buf *into; /* while lo_elf_open_private reads: the buffer, else NULL */
+	bool whole;              /* into holds the whole file, which libelf reads there */
 	size_t map_off;
 	size_t table_bytes; /* of the tables in the mapping, gaps not counted */
 	size_t size; /* of the file */
@@ -144,6 +145,19 @@ struct lo_elf {
  * tables do not fit it), or LO_EINVALID / LO_ERROR with a message.
  */
 int lo_elf_read_tables(lo_elf *e, int fd);
+
+/*
+ * Begin e (e->into set, e->size from the fstat) on a copy of the whole
+ * file in e->into, read with one pread, when it fits and is in this
+ * machine's byte order: libelf then reads the headers and the small
+ * sections there (elf_memory), where on the descriptor it makes an fcntl
+ * and an fstat of it and a pread for each, five to seven calls an object
+ * against one. libelf never translates such a file, so nothing writes to
+ * the copy. Returns 0 with e->elf set (and e->whole), 0 with e->elf NULL
+ * when the file is not for this (begin it on fd), or LO_EINVALID when the
+ * file was cut short meanwhile.
+ */
+int lo_elf_read_whole(lo_elf *e, int fd);
 
 /* LO_EINVALID: "cannot read WHAT of FILE", with libelf's reason. */
 int lo_elf_fail(const lo_elf *e, const char *what);

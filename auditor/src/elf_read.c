@@ -2,10 +2,12 @@
  * elf_read.c - read an object's tables from its file (see elf_int.h).
  *
  * libelf reads the headers and the small sections (dynamic, version
- * definitions and requirements) from the file with pread (ELF_C_READ),
- * checking that each lies inside the file; the tables that lookups read
- * again and again (symbols, their strings, versions and hash tables) are
- * mapped, only they (map_tables says why), and read there in place. On
+ * definitions and requirements) from the file with pread (ELF_C_READ), or
+ * from a copy of the whole file when a private read made one
+ * (lo_elf_read_whole), checking that each lies inside the file; the
+ * tables that lookups read again and again (symbols, their strings,
+ * versions and hash tables) are mapped, only they (map_tables says why),
+ * and read there in place. On
  * top of libelf every count, index and offset taken from the file is
  * checked before it is followed: string offsets against the string table,
  * which must end in a NUL; version chains are walked with explicit bounds
@@ -447,7 +449,7 @@ static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
 
 	if (e->dynsym_count < 2)
 		return 0;
-	if (e->dynsym_wide)
+	if (e->dynsym_wide || e->whole)
 		return count_undefs_in(e, e->dynsym + 1, e->dynsym_count - 1, 1);
 	if ((end = undef_bound(e)) < e->dynsym_count)
 		return count_undefs_in(e, e->dynsym + 1, end - 1, 1);
@@ -607,6 +609,31 @@ static int span_take(lo_elf *e, const scn_ref *r, const char *what, size_t *lo, 
 	return 0;
 }
 
+/* The buffer at its one size, made by its first object. */
+static void buf_reserve(lo_elf_buf *b)
+{
+	if (!b->data)
+		b->data = lo_xmalloc(LO_ELF_BUF_MAX);
+}
+
+int lo_elf_read_whole(lo_elf *e, int fd)
+{
+	static const unsigned char native =
+		__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	int err;
+
+	if (e->size < EI_NIDENT || e->size > LO_ELF_BUF_MAX)
+		return 0;
+	buf_reserve(e->into);
+	if ((err = read_at(e, fd, e->into->data, e->size, 0)) < 0)
+		return err;
+	if ((unsigned char)e->into->data[EI_DATA] != native)
+		return 0;
+	e->elf = elf_memory(e->into->data, e->size);
+	e->whole = e->elf != NULL;
+	return 0;
+}
+
 /*
  * Read the tables' span into the caller's buffer (lo_elf_open_private):
  * a private object's pages are the buffer's, already there, where a
@@ -619,13 +646,13 @@ static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
 	lo_elf_buf *b = e->into;
 	int err;
 
+	if (e->whole) {
+		e->base = b->data + off;
+		return 0;
+	}
 	if (len > LO_ELF_BUF_MAX)
 		return LO_ELF_TOO_BIG;
-	if (len > b->cap) {
-		free(b->data);
-		b->cap = len;
-		b->data = lo_xmalloc(len);
-	}
+	buf_reserve(b);
 	if ((err = read_at(e, fd, b->data, len, off)) < 0)
 		return err;
 	e->base = b->data;

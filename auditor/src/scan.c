@@ -117,7 +117,7 @@ static void *judge_worker(void *arg)
 {
 	scan *s = arg;
 	lo_resolver_worker *w = lo_resolver_worker_new(s->resolver);
-	lo_elf_buf buf = { NULL, 0 };
+	lo_elf_buf buf = { NULL };
 	size_t i;
 
 	while ((i = atomic_fetch_add(&s->next, 1)) < s->item_count) {

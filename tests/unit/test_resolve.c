@@ -777,7 +777,7 @@ static void *forget_thread(void *arg)
 {
 	struct let_go_worker *t = arg;
 	lo_resolver_worker *w = lo_resolver_worker_new(t->r);
-	lo_elf_buf buf = { NULL, 0 };
+	lo_elf_buf buf = { NULL };
 	char path[8192];
 	int n;
 

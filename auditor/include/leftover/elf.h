@@ -66,13 +66,12 @@ struct stat;
 int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *st, const char *name);
 
 /*
- * A buffer for the tables of objects read one after another and never
- * shared (lo_elf_open_private), kept by its one user, as big as the
- * largest span read into it. Zeroed is empty.
+ * A buffer for objects read one after another and never shared
+ * (lo_elf_open_private), kept by its one user: LO_ELF_BUF_MAX bytes once
+ * first used. Zeroed is empty.
  */
 typedef struct lo_elf_buf {
 	char *data;
-	size_t cap;
 } lo_elf_buf;
 
 #define LO_ELF_BUF_MAX ((size_t)256 << 10)
@@ -80,11 +79,12 @@ typedef struct lo_elf_buf {
 void lo_elf_buf_dispose(lo_elf_buf *b);
 
 /*
- * lo_elf_open_fd, with the tables read into `buf` instead of mapped: the
- * object borrows buf's bytes, so it must be freed before buf is used again
- * or disposed of, and is for its reader only. When its tables span more
- * than LO_ELF_BUF_MAX bytes, returns 0 with *out NULL: read it with
- * lo_elf_open_fd. fd is taken and closed either way.
+ * lo_elf_open_fd, with the tables read into `buf` instead of mapped (a
+ * file that fits, the whole file with one read): the object borrows buf's
+ * bytes, so it must be freed before buf is used again or disposed of, and
+ * is for its reader only. When its tables span more than LO_ELF_BUF_MAX
+ * bytes, returns 0 with *out NULL: read it with lo_elf_open_fd. fd is
+ * taken and closed either way.
  */
 int lo_elf_open_private(lo_elf **out, int fd, const struct stat *st, const char *name,
 			lo_elf_buf *buf);
