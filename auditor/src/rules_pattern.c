@@ -151,6 +151,22 @@ static bool pattern_needle(const char *pat, needle *out)
 	return true;
 }
 
+/* Has one of the first n needles the same test as `nd`? */
+static bool needle_known(const needle *needles, size_t n, const needle *nd)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (needles[i].suffix == nd->suffix && !strcmp(needles[i].text, nd->text))
+			return true;
+	return false;
+}
+
+/*
+ * Each distinct needle once: every path of the walk is tested against all
+ * of them, and a `**` pattern's forms (and a pattern two layers give) share
+ * theirs.
+ */
 static void pattern_set_find_needles(pattern_set *ps)
 {
 	size_t i, n = 0;
@@ -166,7 +182,12 @@ static void pattern_set_find_needles(pattern_set *ps)
 			ps->needles = NULL;
 			return;
 		}
-		n++;
+		if (needle_known(ps->needles, n, &ps->needles[n])) {
+			free(ps->needles[n].text);
+			ps->needles[n].text = NULL;
+		} else {
+			n++;
+		}
 	}
 	ps->needle_count = n;
 }
