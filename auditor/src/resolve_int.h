@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "leftover/buf.h"
 #include "leftover/elf.h"
 #include "leftover/fmap.h"
 #include "leftover/map.h"
@@ -395,6 +396,26 @@ const char *lo_resolve_class_name(const lo_elf *e);
  * libc), in the loader's order for p's target (resolve_search.c).
  */
 enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk);
+
+/* ---- resolver_budget.c ---- */
+
+/* Bound the tables by the process's memory, when it can be read; else by LO_RESIDENT_BUDGET. */
+void lo_resolver_limit_init(lo_resolver *r, size_t limit);
+
+/* o no longer in the list of resident objects (none of these take the lock: hold it). */
+void lo_resolver_resident_unlink(lo_resolver *r, parsed *o);
+
+/* Mark o as used by a load, at the newest end of the list or, when `last`, the oldest. */
+void lo_resolver_resident_touch(lo_resolver *r, parsed *o, bool last);
+
+/*
+ * Are the resident tables past the budget? Then *keep is what they are cut
+ * down to (three quarters of it). With a limit, the budget is worked out
+ * again each time the tables pass it or grow by an eighth of it (the heap
+ * grows with the tree, and the tables get what it leaves), and at every
+ * LO_LOOK_EVERY-th call.
+ */
+bool lo_resolver_over_budget(lo_resolver *r, size_t *keep);
 
 /* ---- resolver_dirs.c ---- */
 

@@ -3,7 +3,8 @@
  *
  * A scan asks for the same libraries thousands of times from several
  * threads: each file is read once, each inode parsed once whatever path
- * names it, and the parsed tables stay mapped only while memory allows.
+ * names it, and the parsed tables stay mapped only while memory allows
+ * (resolver_budget.c says how much that is).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,60 +22,6 @@
 #include "leftover/lock.h"
 #include "resolve_int.h"
 
-/*
- * The process's resident bytes that are not file pages (its heap and
- * stacks), and those that are, from /proc/self/statm; false when it cannot
- * be read.
- */
-static bool process_resident(const lo_resolver *r, size_t *anon, size_t *file)
-{
-	char buf[128];
-	unsigned long long size, pages, shared;
-	ssize_t len = pread(r->statm, buf, sizeof(buf) - 1, 0);
-
-	if (len <= 0)
-		return false;
-	buf[len] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &size, &pages, &shared) != 3 || shared > pages)
-		return false;
-	*anon = (size_t)(pages - shared) * (size_t)sysconf(_SC_PAGESIZE);
-	*file = (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
-	return true;
-}
-
-/*
- * The budget: what the process's heap and its file pages other than the
- * tables leave of `limit`. The tables are counted whole, but lookups read
- * only some pages of a big library's: the file pages the process has are
- * the truth, and where they are fewer than the count, the difference is
- * budget too. A page read later of a table already counted is seen at the
- * next look (LO_LOOK_EVERY).
- */
-static void limit_update(lo_resolver *r, size_t anon, size_t file)
-{
-	size_t other = file > r->resident ? file - r->resident : 0;
-
-	r->budget = r->limit > anon + other ? r->limit - anon - other : 0;
-	r->look_at = r->resident + r->budget / 8;
-	r->since_look = 0;
-}
-
-/* Bound the tables by the process's memory, when it can be read; else by LO_RESIDENT_BUDGET. */
-static void limit_init(lo_resolver *r, size_t limit)
-{
-	size_t anon, file;
-
-	if ((r->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	if (!process_resident(r, &anon, &file)) {
-		close(r->statm);
-		r->statm = -1;
-		return;
-	}
-	r->limit = limit;
-	limit_update(r, anon, file);
-}
-
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 {
 	lo_resolver *r = lo_xcalloc(1, sizeof(*r));
@@ -91,7 +38,8 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
 	r->statm = -1;
 	if (!(opts && opts->resident_budget))
-		limit_init(r, opts && opts->resident_limit ? opts->resident_limit : LO_RESIDENT_LIMIT);
+		lo_resolver_limit_init(r, opts && opts->resident_limit ? opts->resident_limit
+									: LO_RESIDENT_LIMIT);
 	r->kept_max = opts && opts->kept_objects ? opts->kept_objects : LO_KEPT_OBJECTS;
 	atomic_init(&r->epoch, 1);
 	atomic_init(&r->retired_next, LO_RETIRED_BATCH);
@@ -275,39 +223,7 @@ static void resolver_read_into(lo_resolver *r, const char *path, const char *key
 	o->obj = found;
 }
 
-/* ---- memory --------------------------------------------------------------- */
-
-static void resident_unlink(lo_resolver *r, parsed *o)
-{
-	if (!o->resident)
-		return;
-	*(o->newer ? &o->newer->older : &r->newest) = o->older;
-	*(o->older ? &o->older->newer : &r->oldest) = o->newer;
-	o->newer = o->older = NULL;
-	o->resident = false;
-	r->resident -= o->bytes;
-}
-
-/* Mark o as used by a load, at the newest end of the list or, when `last`, the oldest. */
-static void resident_touch(lo_resolver *r, parsed *o, bool last)
-{
-	resident_unlink(r, o);
-	o->resident = true;
-	r->resident += o->bytes;
-	if (o->bytes > r->largest)
-		r->largest = o->bytes;
-	if (last) {
-		o->older = NULL;
-		o->newer = r->oldest;
-		*(r->oldest ? &r->oldest->older : &r->newest) = o;
-		r->oldest = o;
-	} else {
-		o->newer = NULL;
-		o->older = r->newest;
-		*(r->newest ? &r->newest->newer : &r->oldest) = o;
-		r->newest = o;
-	}
-}
+/* ---- memory (the budget: resolver_budget.c) ------------------------------- */
 
 /*
  * Let go of o: retire its lo_elf until no worker can hold it
@@ -318,7 +234,7 @@ static void retire_locked(lo_resolver *r, parsed *o, bool dropped)
 	lo_array_grow(&r->retired, &r->retired_cap, r->retired_count + 1, sizeof(*r->retired));
 	r->retired[r->retired_count++] =
 		(retired){ o->elf, atomic_load(&r->epoch), o->resident, dropped ? o : NULL };
-	resident_unlink(r, o);
+	lo_resolver_resident_unlink(r, o);
 	o->elf = NULL;
 	o->ring_at = NONE;
 	atomic_fetch_add(&r->epoch, 1);
@@ -362,39 +278,24 @@ static const lo_elf **take_oldest_locked(lo_resolver *r, size_t keep, size_t *n)
 
 		lo_array_grow(&release, &cap, *n + 1, sizeof(*release));
 		release[(*n)++] = o->elf;
-		resident_unlink(r, o);
+		lo_resolver_resident_unlink(r, o);
 		/* freed after the caller's release: it is a worker within its candidate, or none is */
 		drop_if_forgotten_locked(r, o);
 	}
 	return release;
 }
 
-/* The budget, or twice the largest object when that is more (LO_RESIDENT_BUDGET says why). */
-static size_t budget_now(const lo_resolver *r)
-{
-	return r->largest > r->budget / 2 ? 2 * r->largest : r->budget;
-}
-
 /*
  * Past the budget, the objects unused longest are unmarked, down to three
- * quarters of it; under the lock. Returns them, *n of them, to be released
- * outside it (release_outside). With a limit, the budget is worked out
- * again each time the tables pass it or grow by an eighth of it (the heap
- * grows with the tree, and the tables get what it leaves), and at every
- * LO_LOOK_EVERY-th call.
+ * quarters of it (lo_resolver_over_budget); under the lock. Returns them,
+ * *n of them, to be released outside it (release_outside).
  */
 static const lo_elf **over_budget_locked(lo_resolver *r, size_t *n)
 {
-	size_t anon, file;
+	size_t keep;
 
 	*n = 0;
-	if (r->limit &&
-	    (r->resident > budget_now(r) || r->resident > r->look_at ||
-	     ++r->since_look >= LO_LOOK_EVERY) &&
-	    process_resident(r, &anon, &file))
-		limit_update(r, anon, file);
-	return r->resident > budget_now(r) ? take_oldest_locked(r, budget_now(r) / 4 * 3, n)
-					    : NULL;
+	return lo_resolver_over_budget(r, &keep) ? take_oldest_locked(r, keep, n) : NULL;
 }
 
 /*
@@ -428,7 +329,7 @@ void lo_resolver_keep_bounded(lo_resolver *r, const lobj *objs, size_t count)
 	 */
 	for (i = 0; i < count; i++)
 		if (objs[i].obj && objs[i].obj->elf)
-			resident_touch(r, objs[i].obj, i == 0);
+			lo_resolver_resident_touch(r, objs[i].obj, i == 0);
 	release = over_budget_locked(r, &n);
 	pthread_mutex_unlock(&r->lock);
 	release_outside(release, n);
@@ -608,7 +509,7 @@ got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 	 * 63.0 to 59.7, for 1.01 and 1.02 times the time).
 	 */
 	if (g.elf && !g.obj->resident && !g.obj->permanent) {
-		resident_touch(r, g.obj, false);
+		lo_resolver_resident_touch(r, g.obj, false);
 		release = over_budget_locked(r, &n);
 	}
 	pthread_mutex_unlock(&r->lock);
