@@ -3,7 +3,7 @@
  *
  * Linear probing over a power-of-two table kept at most three quarters
  * full (each slot keeps its key's hash, so a probe past another key rarely
- * reads it); FNV-1a hashes. Half full, the resolver's path cache was the
+ * reads it). Half full, the resolver's path cache was the
  * largest thing on a scan's heap: 2.6 of 12.2 MB at bench scale 4.
  * A removal moves later entries of its run back into the hole (backward
  * shift), so that lookups need no tombstones.
@@ -26,13 +26,28 @@ struct lo_map {
 	size_t cap, count;
 };
 
-static uint64_t fnv1a(const char *s)
+/*
+ * Eight bytes a step, each folded in with a multiply and a shift, after
+ * the length: the keys are paths ("dev:ino/name", directories), and
+ * FNV-1a's multiply a byte, each waiting for the one before, was most of
+ * a lookup's instructions.
+ */
+static uint64_t key_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
+	size_t n = strlen(s);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 29);
 }
 
 lo_map *lo_map_new(void)
@@ -73,7 +88,7 @@ static slot *find(const lo_map *m, const char *key, uint64_t h)
 
 void *lo_map_get(const lo_map *m, const char *key, bool *found)
 {
-	slot *s = find(m, key, fnv1a(key));
+	slot *s = find(m, key, key_hash(key));
 
 	if (found)
 		*found = s->key != NULL;
@@ -95,7 +110,7 @@ static void grow(lo_map *m)
 
 void lo_map_put(lo_map *m, const char *key, void *value)
 {
-	uint64_t h = fnv1a(key);
+	uint64_t h = key_hash(key);
 	slot *s = find(m, key, h);
 
 	if (!s->key) {
@@ -113,7 +128,7 @@ void lo_map_put(lo_map *m, const char *key, void *value)
 void *lo_map_remove(lo_map *m, const char *key)
 {
 	size_t mask = m->cap - 1, hole, i;
-	slot *s = find(m, key, fnv1a(key));
+	slot *s = find(m, key, key_hash(key));
 	void *value = s->value;
 
 	if (!s->key)
