@@ -134,11 +134,8 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 		    (e->data == ELFDATA2LSB || e->data == ELFDATA2MSB);
 	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
 									   : ELFDATA2MSB);
-	if (e->tables && (err = lo_elf_read_tables(e, fd)) != 0) {
-		if (err == LO_ELF_TOO_BIG)
-			err = 0;
+	if (e->tables && (err = lo_elf_read_tables(e, fd)) < 0)
 		goto fail;
-	}
 	e->into = NULL;
 	elf_end(e->elf);
 	e->elf = NULL;
@@ -150,7 +147,7 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 	/* The mapping outlives the descriptor; keeping thousands open would hit RLIMIT_NOFILE. */
 	close(fd);
 	*out = e;
-	return 0;
+	return into && e->map ? LO_ELF_MAPPED : 0;
 fail:
 	close(fd);
 	lo_elf_free(e);

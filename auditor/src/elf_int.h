@@ -129,9 +129,6 @@ struct lo_elf {
 	size_t vindex_count;
 };
 
-/* The tables are over LO_ELF_BUF_MAX and were not read into the buffer: not an error. */
-#define LO_ELF_TOO_BIG 1
-
 /* Calls interrupted by a signal are made again this many times at most. */
 #define LO_ELF_EINTR_TRIES 64
 
@@ -141,8 +138,9 @@ struct lo_elf {
 /*
  * Read the tables of e, which lo_elf_open has begun (e->elf, libelf
  * reading file `fd`; the identity and header fields set) into the fields
- * above: elf_read.c. Returns 0, LO_ELF_TOO_BIG (e->into set, and the
- * tables do not fit it), or LO_EINVALID / LO_ERROR with a message.
+ * above: elf_read.c. With e->into set, tables that do not fit it are
+ * mapped, and e->into is cleared. Returns 0, or LO_EINVALID / LO_ERROR
+ * with a message.
  */
 int lo_elf_read_tables(lo_elf *e, int fd);
 

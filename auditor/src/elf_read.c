@@ -638,8 +638,8 @@ int lo_elf_read_whole(lo_elf *e, int fd)
  * Read the tables' span into the caller's buffer (lo_elf_open_private):
  * a private object's pages are the buffer's, already there, where a
  * mapping's cost a fault to read and a teardown to let go, both dear
- * under paravirtualised paging (README, Performance). A span over
- * LO_ELF_BUF_MAX is not read: LO_ELF_TOO_BIG.
+ * under paravirtualised paging (README, Performance). The span must fit
+ * (LO_ELF_BUF_MAX).
  */
 static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
 {
@@ -650,8 +650,6 @@ static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
 		e->base = b->data + off;
 		return 0;
 	}
-	if (len > LO_ELF_BUF_MAX)
-		return LO_ELF_TOO_BIG;
 	buf_reserve(b);
 	if ((err = read_at(e, fd, b->data, len, off)) < 0)
 		return err;
@@ -688,8 +686,9 @@ static int map_tables(lo_elf *e, int fd, const table_scns *t)
 	if (hi <= lo)
 		return 0;
 	e->map_off = lo;
-	if (e->into)
+	if (e->into && (e->whole || hi - lo <= LO_ELF_BUF_MAX))
 		return copy_tables(e, fd, lo, hi - lo);
+	e->into = NULL; /* too big for the buffer: mapped, as for every reader */
 	if ((err = lo_fmap_new(&e->map, fd, lo, hi - lo, e->name)) < 0)
 		return err;
 	e->base = lo_fmap_data(e->map);

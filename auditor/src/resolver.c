@@ -170,36 +170,46 @@ static int open_stat(const lo_resolver *r, const char *path, struct stat *st)
 }
 
 /*
- * Read the file at `path` into `o`, outside the lock; the same inode under
- * two paths is one object (checked again under the lock, since another
- * thread may have parsed it meanwhile under its other name).
+ * Read the file at `path` into `o`, outside the lock, unless the caller
+ * read it already (`given`, which is taken); the same inode under two
+ * paths is one object (checked again under the lock, since another thread
+ * may have parsed it meanwhile under its other name).
  */
-static void resolver_read_into(lo_resolver *r, const char *path, const char *key, opened *o)
+static void resolver_read_into(lo_resolver *r, const char *path, const char *key, opened *o,
+			       lo_elf *given)
 {
 	struct stat st;
 	char inode[LO_INODE_KEY_SIZE];
 	parsed *found;
-	lo_elf *e;
-	int fd = open_stat(r, path, &st);
+	lo_elf *e = given;
+	int fd = -1;
 
-	if (fd < 0) {
+	if (given) {
+		lo_elf_stamp at = lo_elf_stamp_of(given);
+
+		lo_resolver_inode_key(inode, at.dev, at.ino);
+	} else if ((fd = open_stat(r, path, &st)) < 0) {
 		/* most are paths a search tries: the message is made when asked for (lo_resolver_why) */
 		o->errnum = errno;
 		o->err = LO_ERROR;
 		return;
+	} else {
+		lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	}
-	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	/* counted at once: a forget meanwhile must see this path name it */
 	if ((found = lo_map_get(r->by_inode, inode, NULL)))
 		found->paths++;
 	pthread_mutex_unlock(&r->lock);
 	if (found) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		lo_elf_free(given);
 		o->obj = found;
 		return;
 	}
-	o->err = lo_elf_open_fd(&e, fd, &st, path);
+	if (!given)
+		o->err = lo_elf_open_fd(&e, fd, &st, path);
 	if (o->err < 0) {
 		o->errnum = errno;
 		o->msg = lo_xstrdup(lo_error_last());
@@ -469,22 +479,22 @@ const char *lo_resolver_why(const got *g, const char *path)
 }
 
 /*
- * The file at `path`, read once per run. The first thread to ask reads it;
- * the others wait for that, not for every other file being read.
+ * The file at `path`, read once per run. The first thread to ask reads it
+ * (or takes `given`, the object the caller read there, which is taken
+ * either way); the others wait for that, not for every other file being
+ * read.
  */
-got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
+static got open_keyed(lo_resolver *r, const char *path, const char *key, lo_use use,
+		      lo_elf *given)
 {
 	opened *o;
 	const lo_elf **release = NULL;
 	size_t n = 0;
-	char key[LO_PATH_KEY_SIZE];
-	int errnum;
 	got g;
 
-	if (!lo_resolver_path_key(r, path, key, &errnum))
-		return (got){ NULL, NULL, LO_ERROR, errnum, NULL };
 	pthread_mutex_lock(&r->lock);
 	if ((o = lo_map_get(r->by_path, key, NULL))) {
+		lo_elf_free(given);
 		/* the waits below let the lock go: a forget meanwhile must leave o */
 		o->users++;
 		while (!o->ready)
@@ -494,7 +504,7 @@ got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 		o->users = 1;
 		lo_map_put(r->by_path, key, o);
 		pthread_mutex_unlock(&r->lock);
-		resolver_read_into(r, path, key, o);
+		resolver_read_into(r, path, key, o, given);
 		pthread_mutex_lock(&r->lock);
 		o->ready = true;
 		pthread_cond_broadcast(&r->ready);
@@ -517,6 +527,28 @@ got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 	return g;
 }
 
+got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
+{
+	char key[LO_PATH_KEY_SIZE];
+	int errnum;
+
+	if (!lo_resolver_path_key(r, path, key, &errnum))
+		return (got){ NULL, NULL, LO_ERROR, errnum, NULL };
+	return open_keyed(r, path, key, use, NULL);
+}
+
+/* lo_resolver_read, of the file at `path` whose by_path key is `key`, taking `given`. */
+static int read_keyed(lo_resolver *r, const char *path, const char *key, lo_elf *given,
+		      const lo_elf **out)
+{
+	got g = open_keyed(r, path, key, LO_USE_CANDIDATE, given);
+
+	*out = g.elf;
+	if (g.elf)
+		return 0;
+	return lo_error_set(g.err, "%s", lo_resolver_why(&g, path));
+}
+
 int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
 {
 	got g = lo_resolver_open(r, path, LO_USE_CANDIDATE);
@@ -532,6 +564,7 @@ int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, cons
 {
 	char key[LO_PATH_KEY_SIZE], inode[LO_INODE_KEY_SIZE];
 	struct stat st;
+	lo_elf *e;
 	bool held;
 	int errnum, fd;
 
@@ -544,19 +577,24 @@ int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, cons
 	held = lo_map_get(r->by_path, key, NULL) != NULL;
 	pthread_mutex_unlock(&r->lock);
 	if (held || (fd = open_stat(r, path, &st)) < 0)
-		return lo_resolver_read(r, path, out);
+		return read_keyed(r, path, key, NULL, out);
 	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	held = lo_map_get(r->by_inode, inode, NULL) != NULL;
 	pthread_mutex_unlock(&r->lock);
 	if (held) {
 		close(fd);
-		return lo_resolver_read(r, path, out);
+		return read_keyed(r, path, key, NULL, out);
 	}
-	if (lo_elf_open_private(own, fd, &st, path, buf) < 0 || !*own)
-		return lo_resolver_read(r, path, out);
-	*out = *own;
-	return 0;
+	switch (lo_elf_open_private(&e, fd, &st, path, buf)) {
+	case 0:
+		*out = *own = e;
+		return 0;
+	case LO_ELF_MAPPED: /* too big for the buffer: kept, as if read by the cache */
+		return read_keyed(r, path, key, e, out);
+	default: /* the cache reads it again, and keeps why it cannot be read */
+		return read_keyed(r, path, key, NULL, out);
+	}
 }
 
 /*

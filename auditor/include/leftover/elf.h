@@ -83,9 +83,11 @@ void lo_elf_buf_dispose(lo_elf_buf *b);
  * file that fits, the whole file with one read): the object borrows buf's
  * bytes, so it must be freed before buf is used again or disposed of, and
  * is for its reader only. When its tables span more than LO_ELF_BUF_MAX
- * bytes, returns 0 with *out NULL: read it with lo_elf_open_fd. fd is
- * taken and closed either way.
+ * bytes, they are mapped as lo_elf_open_fd maps them and it returns
+ * LO_ELF_MAPPED: the object borrows nothing and may be kept. fd is taken
+ * and closed either way.
  */
+#define LO_ELF_MAPPED 1
 int lo_elf_open_private(lo_elf **out, int fd, const struct stat *st, const char *name,
 			lo_elf_buf *buf);
 void lo_elf_free(lo_elf *e);
