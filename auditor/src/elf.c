@@ -5,11 +5,12 @@
  * The file is opened, checked to be ELF and handed to libelf to read
  * (ELF_C_READ: by pread, nothing mapped; a small one read for one reader
  * alone is read whole first, and libelf reads that copy); elf_read.c
- * takes the tables from it. Then libelf's own structures are freed (elf_end) and only the
- * mapping of the tables stays (or, for an object read for one reader
- * alone, its copy in that reader's buffer: lo_elf_open_private), with
- * every string and table borrowed from it: a scan keeps thousands of
- * objects, and libelf's per-section bookkeeping was half of its heap.
+ * takes the tables from it. Then libelf's own structures are freed
+ * (elf_end) and only the mapping of the tables stays (or, for an object
+ * read for one reader alone, its copy in that reader's buffer:
+ * lo_elf_open_private), with every string and table borrowed from it: a
+ * scan keeps thousands of objects, and libelf's per-section bookkeeping
+ * was half of its heap.
  * Lookups (elf_lookup.c) and the loops here read the tables in place,
  * bounds checked on every read, since the file may change under the
  * mapping.

@@ -7,12 +7,11 @@
  * (lo_elf_read_whole), checking that each lies inside the file; the
  * tables that lookups read again and again (symbols, their strings,
  * versions and hash tables) are mapped, only they (map_tables says why),
- * and read there in place. On
- * top of libelf every count, index and offset taken from the file is
- * checked before it is followed: string offsets against the string table,
- * which must end in a NUL; version chains are walked with explicit bounds
- * and iteration caps, so a hostile file ends as LO_EINVALID, never as a
- * read outside the mapping or an endless loop.
+ * and read there in place. On top of libelf every count, index and offset
+ * taken from the file is checked before it is followed: string offsets
+ * against the string table, which must end in a NUL; version chains are
+ * walked with explicit bounds and iteration caps, so a hostile file ends
+ * as LO_EINVALID, never as a read outside the mapping or an endless loop.
  *
  * The tables are read through the section headers, as readelf does. The
  * loader itself uses the dynamic segment; an object stripped of its section

@@ -3,8 +3,8 @@
  *
  * Linear probing over a power-of-two table kept at most three quarters
  * full (each slot keeps its key's hash, so a probe past another key rarely
- * reads it). Half full, the resolver's path cache was the
- * largest thing on a scan's heap: 2.6 of 12.2 MB at bench scale 4.
+ * reads it). Half full, the resolver's path cache was the largest thing
+ * on a scan's heap: 2.6 of 12.2 MB at bench scale 4.
  * A removal moves later entries of its run back into the hole (backward
  * shift), so that lookups need no tombstones.
  */
