@@ -139,6 +139,26 @@ def test_file_truncated_between_walk_and_read():
         shutil.copy2(d / "objs" / "libbroken.so", build / "lib" / "libbroken.so")
 
 
+def test_file_cut_between_its_stat_and_its_read():
+    """A small candidate is read whole, with one pread after its fstat
+    (elf.h, lo_elf_open_private), into a buffer that still holds the file
+    read before it. Cut before that read, it is reported as unreadable,
+    never judged from what the buffer holds: the short read says so, and
+    so does the fstat after the read."""
+    d = lotest.workdir("faults-cut-read")
+    build = tree(d)
+    f = Faults(d, "on=pread path=*/build/lib/libbroken.so do=truncate:4096")
+    r = lotest.scan(build, env=f.env)
+    assert f.fired() == ["pread %s truncate" % (build / "lib" / "libbroken.so")], f.fired()
+    assert_no_crash(r)
+    assert r.rc == 1, r
+    cutf = r.file("lib/libbroken.so")
+    assert cutf["verdict"] == "unreadable", cutf
+    (why,) = r.reasons("lib/libbroken.so", "unreadable")
+    assert "libbroken.so" in why["detail"], why
+    assert r.file("lib/libok.so")["verdict"] == "ok"
+
+
 def test_file_truncated_after_it_is_mapped():
     """The tables of the file are mapped; the file shrinks under the mapping.
 
