@@ -685,7 +685,8 @@ static int map_tables(lo_elf *e, int fd, const table_scns *t)
 	if (hi <= lo)
 		return 0;
 	e->map_off = lo;
-	if (e->into && (e->whole || hi - lo <= LO_ELF_BUF_MAX))
+	/* a whole file read fits: span_take keeps the span inside it */
+	if (e->into && hi - lo <= LO_ELF_BUF_MAX)
 		return copy_tables(e, fd, lo, hi - lo);
 	e->into = NULL; /* too big for the buffer: mapped, as for every reader */
 	if ((err = lo_fmap_new(&e->map, fd, lo, hi - lo, e->name)) < 0)

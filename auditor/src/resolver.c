@@ -537,26 +537,25 @@ got lo_resolver_open(lo_resolver *r, const char *path, lo_use use)
 	return open_keyed(r, path, key, use, NULL);
 }
 
-/* lo_resolver_read, of the file at `path` whose by_path key is `key`, taking `given`. */
-static int read_keyed(lo_resolver *r, const char *path, const char *key, lo_elf *given,
-		      const lo_elf **out)
+/* What lo_resolver_read returns for g, the reading of `path`. */
+static int read_result(got g, const char *path, const lo_elf **out)
 {
-	got g = open_keyed(r, path, key, LO_USE_CANDIDATE, given);
-
 	*out = g.elf;
 	if (g.elf)
 		return 0;
 	return lo_error_set(g.err, "%s", lo_resolver_why(&g, path));
 }
 
+/* lo_resolver_read, of the file at `path` whose by_path key is `key`, taking `given`. */
+static int read_keyed(lo_resolver *r, const char *path, const char *key, lo_elf *given,
+		      const lo_elf **out)
+{
+	return read_result(open_keyed(r, path, key, LO_USE_CANDIDATE, given), path, out);
+}
+
 int lo_resolver_read(lo_resolver *r, const char *path, const lo_elf **out)
 {
-	got g = lo_resolver_open(r, path, LO_USE_CANDIDATE);
-
-	*out = g.elf;
-	if (g.elf)
-		return 0;
-	return lo_error_set(g.err, "%s", lo_resolver_why(&g, path));
+	return read_result(lo_resolver_open(r, path, LO_USE_CANDIDATE), path, out);
 }
 
 int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, const lo_elf **out,
