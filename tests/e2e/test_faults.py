@@ -79,22 +79,31 @@ def assert_no_crash(r):
     assert "Sanitizer" not in r.stderr, r.stderr
 
 
+def scan_broken_unreadable(d, build, call, action):
+    """Scan with one fault on lib/libbroken.so's `call`; it must fire once,
+    leave that file unreadable and lib/libok.so judged as usual. Returns the
+    reason's detail."""
+    broken = build / "lib" / "libbroken.so"
+    f = Faults(d, "on=%s path=*/build/lib/libbroken.so do=%s" % (call, action))
+    r = lotest.scan(build, env=f.env)
+    assert f.fired() == ["%s %s %s" % (call, broken, action.split(":")[0])], f.fired()
+    assert_no_crash(r)
+    assert r.rc == 1, r
+    assert r.file("lib/libbroken.so")["verdict"] == "unreadable", r.file("lib/libbroken.so")
+    (why,) = r.reasons("lib/libbroken.so", "unreadable")
+    assert "libbroken.so" in why["detail"], why
+    assert r.file("lib/libok.so")["verdict"] == "ok"
+    return why["detail"]
+
+
 # ---- between the walk and the read ----------------------------------------
 
 def test_file_removed_between_walk_and_read():
     d = lotest.workdir("faults-removed")
     build = tree(d)
     # the resolver's first look at the file by name, its open, comes after the walk listed it
-    f = Faults(d, "on=open path=*/build/lib/libbroken.so do=unlink")
-    r = lotest.scan(build, env=f.env)
-    assert f.fired() == ["open %s unlink" % (build / "lib" / "libbroken.so")], f.fired()
-    assert_no_crash(r)
-    assert r.rc == 1, r
-    gone = r.file("lib/libbroken.so")
-    assert gone["verdict"] == "unreadable", gone
-    (why,) = r.reasons("lib/libbroken.so", "unreadable")
-    assert "libbroken.so" in why["detail"] and "No such file" in why["detail"], why
-    assert r.file("lib/libok.so")["verdict"] == "ok"
+    why = scan_broken_unreadable(d, build, "open", "unlink")
+    assert "No such file" in why, why
     t = lotest.leftover("scan", build, env=Faults(d, "on=open path=*/lib/libok.so do=unlink").env)
     assert t.returncode == 1 and "lib/libok.so" in t.stdout and "No such file" in t.stdout, t
 
@@ -146,17 +155,7 @@ def test_file_cut_between_its_stat_and_its_read():
     never judged from what the buffer holds: the short read says so, and
     so does the fstat after the read."""
     d = lotest.workdir("faults-cut-read")
-    build = tree(d)
-    f = Faults(d, "on=pread path=*/build/lib/libbroken.so do=truncate:4096")
-    r = lotest.scan(build, env=f.env)
-    assert f.fired() == ["pread %s truncate" % (build / "lib" / "libbroken.so")], f.fired()
-    assert_no_crash(r)
-    assert r.rc == 1, r
-    cutf = r.file("lib/libbroken.so")
-    assert cutf["verdict"] == "unreadable", cutf
-    (why,) = r.reasons("lib/libbroken.so", "unreadable")
-    assert "libbroken.so" in why["detail"], why
-    assert r.file("lib/libok.so")["verdict"] == "ok"
+    scan_broken_unreadable(d, tree(d), "pread", "truncate:4096")
 
 
 def test_file_truncated_after_it_is_mapped():
