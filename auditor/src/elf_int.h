@@ -39,15 +39,17 @@ struct lo_elf {
 	char *name;   /* owned */
 	/*
 	 * owned: the part of the file holding the tables read in place,
-	 * read-only, from file offset map_off. NULL when there are none, or
-	 * when they were read into the caller's buffer (lo_elf_open_private).
+	 * read-only. NULL when there are none, or when they were read into
+	 * the caller's buffer (lo_elf_open_private).
 	 */
 	lo_fmap *map;
-	/* that part's bytes, mapped or in the caller's buffer: every borrowed string points into it */
+	/*
+	 * the tables' bytes, mapped or in the caller's buffer, where each
+	 * section is found by elf_read.c: every borrowed string points into it
+	 */
 	const char *base;
 	struct lo_elf_buf *into; /* while lo_elf_open_private reads: the buffer, else NULL */
 	bool whole;              /* into holds the whole file, which libelf reads there */
-	size_t map_off;
 	size_t table_bytes; /* of the tables in the mapping, gaps not counted */
 	size_t size; /* of the file */
 	Elf *elf;    /* libelf reading the file while lo_elf_open reads it, then NULL */

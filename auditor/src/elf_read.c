@@ -35,6 +35,7 @@
 typedef struct scn_ref {
 	Elf_Scn *scn; /* NULL: the object has none */
 	GElf_Shdr sh;
+	size_t at; /* where map_tables put its bytes, from e->base, if it took them */
 } scn_ref;
 
 /* The sections lo_elf_open reads; dynstr is the one dynsym (or dynamic) links to. */
@@ -50,7 +51,7 @@ static const void *mapped(const lo_elf *e, const scn_ref *r)
 {
 	if (!e->base)
 		return NULL;
-	return e->base + (r->sh.sh_offset - e->map_off);
+	return e->base + r->at;
 }
 
 /*
@@ -576,7 +577,7 @@ static int find_tables(lo_elf *e, table_scns *t)
 		case SHT_HASH: r = &t->sysv_hash; break;
 		default: continue;
 		}
-		*r = (scn_ref){ scn, sh };
+		*r = (scn_ref){ .scn = scn, .sh = sh };
 	}
 	strtab = t->dynsym.scn ? t->dynsym.sh.sh_link : t->dynamic.scn ? t->dynamic.sh.sh_link : 0;
 	if (!t->dynsym.scn && !t->dynamic.scn)
@@ -587,10 +588,32 @@ static int find_tables(lo_elf *e, table_scns *t)
 }
 
 /*
- * Widen [*lo, *hi) to hold section r, read in place, and count its bytes;
- * it must lie inside the file.
+ * The sections read in place, as map_tables takes them: the span of the
+ * file that holds them all, and what they take read one after another.
  */
-static int span_take(lo_elf *e, const scn_ref *r, const char *what, size_t *lo, size_t *hi)
+typedef struct table_span {
+	size_t lo, hi;
+	size_t pieces; /* bytes, each section placed by piece_at */
+	scn_ref *taken[5];
+	size_t count;
+} table_span;
+
+/*
+ * Where a section goes in the buffer after `pos` bytes of others: at the
+ * next 8-byte boundary plus its file offset's remainder, so that it is as
+ * aligned there as in the file, and a table misaligned in the file is
+ * still refused as misaligned.
+ */
+static size_t piece_at(size_t pos, const scn_ref *r)
+{
+	return ((pos + 7) & ~(size_t)7) + r->sh.sh_offset % 8;
+}
+
+/*
+ * Take section r to be read in place: widen the span to hold it, count
+ * its bytes; it must lie inside the file.
+ */
+static int span_take(lo_elf *e, scn_ref *r, const char *what, table_span *s)
 {
 	if (!r->scn)
 		return 0;
@@ -601,10 +624,15 @@ static int span_take(lo_elf *e, const scn_ref *r, const char *what, size_t *lo, 
 				    what, e->name, (unsigned long long)r->sh.sh_size,
 				    (unsigned long long)r->sh.sh_offset, e->size);
 	e->table_bytes += r->sh.sh_size;
-	if (r->sh.sh_offset < *lo)
-		*lo = r->sh.sh_offset;
-	if (r->sh.sh_offset + r->sh.sh_size > *hi)
-		*hi = r->sh.sh_offset + r->sh.sh_size;
+	if (r->sh.sh_offset < s->lo)
+		s->lo = r->sh.sh_offset;
+	if (r->sh.sh_offset + r->sh.sh_size > s->hi)
+		s->hi = r->sh.sh_offset + r->sh.sh_size;
+	/* past the buffer's size the sum is of no use, and must not wrap (32-bit size_t) */
+	if (s->pieces <= LO_ELF_BUF_MAX)
+		s->pieces = r->sh.sh_size > LO_ELF_BUF_MAX ? SIZE_MAX
+							   : piece_at(s->pieces, r) + r->sh.sh_size;
+	s->taken[s->count++] = r;
 	return 0;
 }
 
@@ -634,25 +662,36 @@ int lo_elf_read_whole(lo_elf *e, int fd)
 }
 
 /*
- * Read the tables' span into the caller's buffer (lo_elf_open_private):
- * a private object's pages are the buffer's, already there, where a
+ * Read the tables into the caller's buffer (lo_elf_open_private): a
+ * private object's pages are the buffer's, already there, where a
  * mapping's cost a fault to read and a teardown to let go, both dear
- * under paravirtualised paging (README, Performance). The span must fit
- * (LO_ELF_BUF_MAX).
+ * under paravirtualised paging (README, Performance). The span is read
+ * with one pread when it fits (LO_ELF_BUF_MAX); else each section with its
+ * own, when they fit one after another. That is the case patchelf makes:
+ * it moves the tables it rewrites to the end of the file, and the span
+ * between holds the code.
  */
-static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
+static int copy_tables(lo_elf *e, int fd, table_span *s)
 {
 	lo_elf_buf *b = e->into;
+	size_t i, pos = 0;
 	int err;
 
-	if (e->whole) {
-		e->base = b->data + off;
-		return 0;
-	}
-	buf_reserve(b);
-	if ((err = read_at(e, fd, b->data, len, off)) < 0)
-		return err;
 	e->base = b->data;
+	if (s->hi - s->lo <= LO_ELF_BUF_MAX) {
+		for (i = 0; i < s->count; i++)
+			s->taken[i]->at = s->taken[i]->sh.sh_offset - (e->whole ? 0 : s->lo);
+		/* a whole file read holds them: span_take keeps the span inside it */
+		return e->whole ? 0 : read_at(e, fd, b->data, s->hi - s->lo, s->lo);
+	}
+	for (i = 0; i < s->count; i++) {
+		scn_ref *r = s->taken[i];
+
+		r->at = pos = piece_at(pos, r);
+		if ((err = read_at(e, fd, b->data + pos, r->sh.sh_size, r->sh.sh_offset)) < 0)
+			return err;
+		pos += r->sh.sh_size;
+	}
 	return 0;
 }
 
@@ -667,31 +706,34 @@ static int copy_tables(lo_elf *e, int fd, size_t off, size_t len)
  * mapping made every object cost its code's pages too. The headers and the
  * small sections are read by libelf with pread.
  */
-static int map_tables(lo_elf *e, int fd, const table_scns *t)
+static int map_tables(lo_elf *e, int fd, table_scns *t)
 {
-	size_t lo = SIZE_MAX, hi = 0;
+	table_span s = { .lo = SIZE_MAX };
+	size_t i;
 	int err;
 
-	if ((err = span_take(e, &t->dynstr, "dynamic string table", &lo, &hi)) < 0 ||
+	if ((err = span_take(e, &t->dynstr, "dynamic string table", &s)) < 0 ||
 	    (e->class == ELFCLASS64 && !e->foreign &&
-	     (err = span_take(e, &t->dynsym, "dynamic symbol table", &lo, &hi)) < 0))
+	     (err = span_take(e, &t->dynsym, "dynamic symbol table", &s)) < 0))
 		return err;
 	if (!e->foreign &&
-	    ((err = span_take(e, &t->versym, "symbol versions", &lo, &hi)) < 0 ||
-	     (err = span_take(e, &t->gnu_hash, "GNU hash table", &lo, &hi)) < 0 ||
+	    ((err = span_take(e, &t->versym, "symbol versions", &s)) < 0 ||
+	     (err = span_take(e, &t->gnu_hash, "GNU hash table", &s)) < 0 ||
 	     (t->sysv_hash.sh.sh_entsize != 8 &&
-	      (err = span_take(e, &t->sysv_hash, "hash table", &lo, &hi)) < 0)))
+	      (err = span_take(e, &t->sysv_hash, "hash table", &s)) < 0)))
 		return err;
-	if (hi <= lo)
+	if (s.hi <= s.lo)
 		return 0;
-	e->map_off = lo;
-	/* a whole file read fits: span_take keeps the span inside it */
-	if (e->into && hi - lo <= LO_ELF_BUF_MAX)
-		return copy_tables(e, fd, lo, hi - lo);
+	if (e->into && (s.hi - s.lo <= LO_ELF_BUF_MAX || s.pieces <= LO_ELF_BUF_MAX)) {
+		buf_reserve(e->into);
+		return copy_tables(e, fd, &s);
+	}
 	e->into = NULL; /* too big for the buffer: mapped, as for every reader */
-	if ((err = lo_fmap_new(&e->map, fd, lo, hi - lo, e->name)) < 0)
+	if ((err = lo_fmap_new(&e->map, fd, s.lo, s.hi - s.lo, e->name)) < 0)
 		return err;
 	e->base = lo_fmap_data(e->map);
+	for (i = 0; i < s.count; i++)
+		s.taken[i]->at = s.taken[i]->sh.sh_offset - s.lo;
 	return 0;
 }
 

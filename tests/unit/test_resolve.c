@@ -482,6 +482,61 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	lo_resolver_free(r);
 }
 
+/*
+ * patchelf (auditwheel, conda) writes the tables it grows past the end of
+ * the file, the code left between: libpelf's tables are a few hundred
+ * bytes, 2 MiB apart. A scan reads such a candidate for its judge alone
+ * all the same, each table with a read of its own (elf_read.c,
+ * copy_tables), rather than mapping the span and keeping it; and what the
+ * judge reads there is what nm reads: the same undefined symbols in the
+ * same order, each with the version it needs.
+ */
+static void test_tables_patchelf_moved_are_read_for_the_judge_alone(void **state)
+{
+	lo_resolver_opts opts = { 0 };
+	lo_elf_buf buf = { NULL };
+	lo_buf want = LO_BUF_INIT, got = LO_BUF_INIT;
+	char path[8192], line[512];
+	const lo_elf *e;
+	lo_elf *own;
+	lo_elf_undef u;
+	lo_resolver *r;
+	size_t cursor = 0;
+	FILE *nm;
+
+	put("dep.c", "int f(void) { return 1; }\n");
+	put("dep.map", "DEP_1 { global: f; };\n");
+	put("pelf.c", "#include <stdio.h>\nconst char pelf_pad[2 << 20] = { 1 };\nint f(void);\n"
+		      "int pelf(int i) { return puts(\"x\") + pelf_pad[i] + f(); }\n");
+	sh("cd '%s' && cc -shared -fPIC -Wl,--version-script=dep.map -o a/libdep.so dep.c && "
+	   "cc -shared -fPIC -o a/libpelf.so pelf.c -La -ldep && "
+	   "patchelf --set-rpath /nowhere/%0300d a/libpelf.so", work, 0);
+	snprintf(path, sizeof(path), "%s/a/libpelf.so", work);
+	assert_int_equal(lo_resolver_new(&r, &opts), 0);
+	assert_int_equal(lo_resolver_read_own(r, path, &buf, &e, &own), 0);
+	assert_non_null(own);
+	assert_ptr_equal(e, own);
+	while (lo_elf_undef_next(e, &cursor, &u))
+		lo_buf_printf(&got, "%s%s%s\n", u.name, u.version ? "@" : "",
+			      u.version ? u.version : "");
+	snprintf(line, sizeof(line), "nm -D -p --undefined-only '%s'", path);
+	assert_non_null(nm = popen(line, "r"));
+	while (fgets(line, sizeof(line), nm)) {
+		char name[512];
+
+		if (sscanf(line, " %*s %511s", name) == 1)
+			lo_buf_printf(&want, "%s\n", name);
+	}
+	assert_int_equal(pclose(nm), 0);
+	assert_non_null(strstr(lo_buf_cstr(&want), "f@DEP_1\n"));
+	assert_string_equal(lo_buf_cstr(&got), lo_buf_cstr(&want));
+	lo_buf_dispose(&want);
+	lo_buf_dispose(&got);
+	lo_elf_free(own);
+	lo_elf_buf_dispose(&buf);
+	lo_resolver_free(r);
+}
+
 /* libbig1.so .. libbig<n>.so in WORK/a (build_big, each with its m<i>.so); their paths into lib. */
 static void build_bigs(size_t n, char lib[][8192])
 {
@@ -1089,6 +1144,7 @@ int main(void)
 		cmocka_unit_test_setup(test_candidate_cut_short_after_read, setup),
 		cmocka_unit_test_setup(test_library_larger_than_budget_stays_resident, setup),
 		cmocka_unit_test_setup(test_budget_counts_tables_not_the_span, setup),
+		cmocka_unit_test_setup(test_tables_patchelf_moved_are_read_for_the_judge_alone, setup),
 		cmocka_unit_test_setup(test_tables_get_what_the_heap_leaves, setup),
 		cmocka_unit_test_setup(test_an_object_counts_once_read, setup),
 		cmocka_unit_test_setup(test_missing_library_says_what_was_tried, setup),
