@@ -677,13 +677,13 @@ static int copy_tables(lo_elf *e, int fd, table_span *s)
 	size_t i, pos = 0;
 	int err;
 
-	e->base = b->data;
+	buf_reserve(b);
 	if (s->hi - s->lo <= LO_ELF_BUF_MAX) {
-		for (i = 0; i < s->count; i++)
-			s->taken[i]->at = s->taken[i]->sh.sh_offset - (e->whole ? 0 : s->lo);
-		/* a whole file read holds them: span_take keeps the span inside it */
+		/* a whole file read holds the span where it lies: span_take keeps it inside */
+		e->base = b->data + (e->whole ? s->lo : 0);
 		return e->whole ? 0 : read_at(e, fd, b->data, s->hi - s->lo, s->lo);
 	}
+	e->base = b->data;
 	for (i = 0; i < s->count; i++) {
 		scn_ref *r = s->taken[i];
 
@@ -724,16 +724,15 @@ static int map_tables(lo_elf *e, int fd, table_scns *t)
 		return err;
 	if (s.hi <= s.lo)
 		return 0;
-	if (e->into && (s.hi - s.lo <= LO_ELF_BUF_MAX || s.pieces <= LO_ELF_BUF_MAX)) {
-		buf_reserve(e->into);
+	/* where each lies from the span's start; copy_tables may place them one by one */
+	for (i = 0; i < s.count; i++)
+		s.taken[i]->at = s.taken[i]->sh.sh_offset - s.lo;
+	if (e->into && (s.hi - s.lo <= LO_ELF_BUF_MAX || s.pieces <= LO_ELF_BUF_MAX))
 		return copy_tables(e, fd, &s);
-	}
 	e->into = NULL; /* too big for the buffer: mapped, as for every reader */
 	if ((err = lo_fmap_new(&e->map, fd, s.lo, s.hi - s.lo, e->name)) < 0)
 		return err;
 	e->base = lo_fmap_data(e->map);
-	for (i = 0; i < s.count; i++)
-		s.taken[i]->at = s.taken[i]->sh.sh_offset - s.lo;
 	return 0;
 }
 

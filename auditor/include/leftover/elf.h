@@ -82,10 +82,10 @@ void lo_elf_buf_dispose(lo_elf_buf *b);
  * lo_elf_open_fd, with the tables read into `buf` instead of mapped (a
  * file that fits, the whole file with one read): the object borrows buf's
  * bytes, so it must be freed before buf is used again or disposed of, and
- * is for its reader only. When its tables span more than LO_ELF_BUF_MAX
- * bytes, they are mapped as lo_elf_open_fd maps them and it returns
- * LO_ELF_MAPPED: the object borrows nothing and may be kept. fd is taken
- * and closed either way.
+ * is for its reader only. When its tables do not fit LO_ELF_BUF_MAX
+ * bytes, neither their span nor they one after another, they are mapped
+ * as lo_elf_open_fd maps them and it returns LO_ELF_MAPPED: the object
+ * borrows nothing and may be kept. fd is taken and closed either way.
  */
 #define LO_ELF_MAPPED 1
 int lo_elf_open_private(lo_elf **out, int fd, const struct stat *st, const char *name,
