@@ -129,6 +129,51 @@ void lo_buf_dispose(lo_buf *b)
 	b->len = b->cap = 0;
 }
 
+/* The first chunk holds a load's strings (a few KiB); later ones double, to this. */
+#define LO_STRPOOL_FIRST ((size_t)4 << 10)
+#define LO_STRPOOL_MAX ((size_t)64 << 10)
+
+struct lo_strpool_chunk {
+	struct lo_strpool_chunk *older;
+	size_t used, size;
+	char data[];
+};
+
+const char *lo_strpool_add(lo_strpool *sp, const char *s, size_t n)
+{
+	struct lo_strpool_chunk *c = sp->chunk;
+	char *at;
+
+	if (!c || c->size - c->used < n + 1) {
+		size_t size = c ? c->size * 2 : LO_STRPOOL_FIRST;
+
+		if (size > LO_STRPOOL_MAX)
+			size = LO_STRPOOL_MAX;
+		if (size < n + 1)
+			size = n + 1;
+		c = lo_xmalloc(sizeof(*c) + size);
+		c->older = sp->chunk;
+		c->used = 0;
+		c->size = size;
+		sp->chunk = c;
+	}
+	at = c->data + c->used;
+	memcpy(at, s, n);
+	at[n] = '\0';
+	c->used += n + 1;
+	return at;
+}
+
+void lo_strpool_dispose(lo_strpool *sp)
+{
+	while (sp->chunk) {
+		struct lo_strpool_chunk *older = sp->chunk->older;
+
+		free(sp->chunk);
+		sp->chunk = older;
+	}
+}
+
 void lo_strv_add_unique(char ***v, size_t *count, size_t *cap, const char *s)
 {
 	size_t i;

@@ -90,7 +90,7 @@ const char *lo_resolve_keep(proc *p, char *s)
 
 const char *lo_resolve_keep_dup(proc *p, const char *s)
 {
-	return s ? lo_resolve_keep(p, lo_xstrdup(s)) : NULL;
+	return s ? lo_strpool_add(&p->pool, s, strlen(s)) : NULL;
 }
 
 char *lo_resolve_fmt(const char *f, ...)
@@ -112,6 +112,9 @@ static void proc_dispose(proc *p)
 	for (i = 0; i < p->string_count; i++)
 		free(p->strings[i]);
 	free(p->strings);
+	lo_strpool_dispose(&p->pool);
+	lo_buf_dispose(&p->dir);
+	lo_buf_dispose(&p->path);
 	free(p->objs);
 	free(p->problems);
 	free(p->tobjs);
@@ -208,7 +211,7 @@ static size_t add_object(proc *p, const got *f, const char *path, const char *or
 	o->elf = f->elf;
 	o->obj = f->obj;
 	o->path = lo_resolve_keep_dup(p, path);
-	o->origin = origin ? lo_resolve_keep_dup(p, origin) : lo_resolve_keep(p, lo_resolve_dirname(path));
+	o->origin = origin ? lo_resolve_keep_dup(p, origin) : lo_resolve_keep_dirname(p, path);
 	o->name = name ? lo_resolve_keep_dup(p, name) : o->path;
 	o->name_hash = lo_elf_gnu_hash(o->name);
 	o->soname_hash = lo_elf_soname(f->elf) ? lo_elf_gnu_hash(lo_elf_soname(f->elf)) : 0;
@@ -248,7 +251,6 @@ static void search_again_saying(proc *p, size_t loader, const char *name, lo_buf
 
 	lo_buf_clear(tried);
 	lo_resolve_search(p, loader, &lk);
-	free(lk.path);
 	free(lk.fatal);
 }
 
@@ -300,7 +302,6 @@ static size_t map_closure(proc *p, size_t start)
 					    tried.len ? lo_resolve_fmt("not found; tried:\n%s", lo_buf_cstr(&tried))
 						      : lo_resolve_fmt("not found"));
 			}
-			free(lk.path);
 			free(lk.fatal);
 		}
 	}
@@ -593,7 +594,8 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 	p->target = target;
 	if (program) {
 		got o = lo_resolver_open(r, program, LO_USE_HOST);
-		char *real, *origin;
+		char *real;
+		const char *origin;
 
 		if (!o.elf) {
 			err = lo_error_set(o.err, "cannot use host program: %s%s",
@@ -614,10 +616,9 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 		p->dirs = lo_resolver_dirs(r, p->target);
 		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
 		real = realpath(program, NULL);
-		origin = lo_resolve_dirname(real ? real : program);
+		origin = lo_resolve_keep_dirname(p, real ? real : program);
 		p->main = add_object(p, &o, program, origin, NULL, NONE);
 		free(real);
-		free(origin);
 		h->name = lo_xstrdup(program);
 		map_closure(p, 0);
 		for (i = 0; i < preload_count; i++)
@@ -637,7 +638,6 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 			goto fail;
 		}
 		add_object(p, &lk.found, lk.path, NULL, target->libc, NONE);
-		free(lk.path);
 		h->name = target == lo_target_native() ? lo_xstrdup("(C program)")
 							: lo_resolve_fmt("(%s C program)", target->arch);
 		map_closure(p, 0);

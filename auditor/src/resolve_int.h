@@ -296,8 +296,6 @@ typedef struct lobj {
 	uint32_t name_hash, soname_hash;
 } lobj;
 
-/* The directory `path` is in ("." for a bare name, "/" for the root's files), owned. */
-char *lo_resolve_dirname(const char *path);
 
 /*
  * Why a file is opened, which says how long the resolver keeps it. Most of
@@ -348,8 +346,10 @@ typedef struct proc {
 	size_t count, cap;
 	size_t first_new; /* objects before this are the host's, already relocated */
 	size_t main;      /* the program, NONE for the plain C host */
-	char **strings;   /* owned strings the objects and problems point to */
+	char **strings;   /* owned strings the problems point to, made by lo_resolve_fmt */
 	size_t string_count, string_cap;
+	lo_strpool pool;  /* the paths and names the objects and problems point to */
+	lo_buf dir, path; /* a search's directory and file, written anew for each try */
 	lo_problem *problems;
 	size_t problem_count, problem_cap;
 	lo_trace_object *tobjs;
@@ -376,7 +376,7 @@ enum try_result { TRY_FOUND, TRY_NEXT, TRY_FATAL, TRY_STOP };
  */
 typedef struct lookup {
 	const char *name;
-	char *path;             /* where it was found; owned by the caller */
+	const char *path;       /* where it was found (kept in the proc) */
 	got found;              /* the resolver's reading of path */
 	lo_found_via via;
 	const char *via_detail; /* the RPATH/RUNPATH entry that found it (kept in the proc) */
@@ -386,7 +386,10 @@ typedef struct lookup {
 
 /* Keep owned string s for the process's lifetime; returns it (NULL stays NULL). */
 const char *lo_resolve_keep(proc *p, char *s);
+/* A copy of s kept for the process's lifetime (NULL stays NULL). */
 const char *lo_resolve_keep_dup(proc *p, const char *s);
+/* The directory `path` is in ("." for a bare name, "/" for the root's files), kept. */
+const char *lo_resolve_keep_dirname(proc *p, const char *path);
 /* A new string, printf-style; aborts when out of memory. */
 char *lo_resolve_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 /* "ELFCLASS32" or "ELFCLASS64", as ld.so's messages name e's class. */

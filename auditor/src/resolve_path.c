@@ -10,43 +10,52 @@
 #include "leftover/buf.h"
 #include "resolve_int.h"
 
-char *lo_resolve_dirname(const char *path)
+const char *lo_resolve_keep_dirname(proc *p, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
 	if (!slash)
-		return lo_xstrdup(".");
-	if (slash == path)
-		return lo_xstrdup("/");
-	return lo_xstrndup(path, (size_t)(slash - path));
+		return lo_strpool_add(&p->pool, ".", 1);
+	return lo_strpool_add(&p->pool, path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_target *target)
+/* Is the token `name` (n bytes) written at t, in an entry that ends at `end`? */
+static bool token_at(const char *t, const char *end, const char *name, size_t n, bool braced)
+{
+	if ((size_t)(end - t) < n || strncmp(t, name, n))
+		return false;
+	if (braced)
+		return t + n < end && t[n] == '}';
+	return t + n == end || !(t[n] == '_' || (t[n] >= 'A' && t[n] <= 'Z') ||
+				 (t[n] >= 'a' && t[n] <= 'z') || (t[n] >= '0' && t[n] <= '9'));
+}
+
+void lo_resolve_expand_dst(lo_buf *out, const char *entry, size_t size, const char *origin,
+			   const lo_target *target)
 {
 	static const struct {
 		const char *name;
 	} tokens[] = { { "ORIGIN" }, { "LIB" }, { "PLATFORM" } };
-	lo_buf b = LO_BUF_INIT;
-	const char *s = entry;
+	const char *s = entry, *end = entry + size;
 
-	while (*s) {
+	lo_buf_clear(out);
+	while (s < end) {
 		size_t i, len = 0;
-		bool braced = s[0] == '$' && s[1] == '{';
-		const char *value = NULL;
+		bool braced = s + 1 < end && s[0] == '$' && s[1] == '{';
+		const char *value = NULL, *dollar;
 
-		if (*s != '$') {
-			lo_buf_putc(&b, *s++);
+		if (*s != '$') { /* up to the next token, at once */
+			dollar = memchr(s, '$', (size_t)(end - s));
+			if (!dollar)
+				dollar = end;
+			lo_buf_add(out, s, (size_t)(dollar - s));
+			s = dollar;
 			continue;
 		}
 		for (i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
 			size_t n = strlen(tokens[i].name);
-			const char *t = s + 1 + braced;
 
-			if (strncmp(t, tokens[i].name, n))
-				continue;
-			if (braced ? t[n] != '}' : (t[n] == '_' || (t[n] >= 'A' && t[n] <= 'Z') ||
-						    (t[n] >= 'a' && t[n] <= 'z') ||
-						    (t[n] >= '0' && t[n] <= '9')))
+			if (!token_at(s + 1 + braced, end, tokens[i].name, n, braced))
 				continue;
 			len = 1 + braced + n + braced;
 			value = i == 0 ? origin : i == 1 ? target->lib : target->platform;
@@ -56,19 +65,18 @@ char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_targ
 			 * musl's tokens without a value are no tokens: kept as written.
 			 */
 			if (!value && !target->dst_strict) {
-				lo_buf_dispose(&b);
-				return lo_xstrdup("");
+				lo_buf_clear(out);
+				return;
 			}
 			break;
 		}
 		if (!value) { /* not a token ld.so knows: kept as written */
-			lo_buf_putc(&b, *s++);
+			lo_buf_putc(out, *s++);
 			continue;
 		}
-		lo_buf_puts(&b, value);
+		lo_buf_puts(out, value);
 		s += len;
 	}
-	return lo_buf_detach(&b);
 }
 
 bool lo_resolve_dst_refused(const char *list, const lo_target *target)

@@ -82,68 +82,68 @@ static enum try_result try_file(proc *p, const char *path, lookup *lk)
 /*
  * lk->name in directory `dir`: first in dir/glibc-hwcaps/SUB/ for each
  * subdirectory the CPU supports, best first (glibc 2.33+), then in dir.
- * The paths are built in one buffer: this runs for every directory of
- * every search, and a formatted string each cost more than the lookup.
+ * The paths are built in the proc's one buffer: this runs for every
+ * directory of every search, and a formatted string each cost more than
+ * the lookup.
  */
 static enum try_result try_dir(proc *p, const char *dir, lookup *lk)
 {
 	const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	unsigned subdirs = lo_resolver_hwcaps_in(p->r, p->dirs, dir);
 	enum try_result res = TRY_NEXT;
-	lo_buf path = LO_BUF_INIT;
+	lo_buf *path = &p->path;
 	size_t i;
 
 	for (i = 0; i <= p->dirs->hwcap_count; i++) {
 		if (i < p->dirs->hwcap_count && !(subdirs & 1u << i))
 			continue;
-		lo_buf_clear(&path);
-		lo_buf_puts(&path, dir);
-		lo_buf_puts(&path, sep);
+		lo_buf_clear(path);
+		lo_buf_puts(path, dir);
+		lo_buf_puts(path, sep);
 		if (i < p->dirs->hwcap_count) {
-			lo_buf_puts(&path, "glibc-hwcaps/");
-			lo_buf_puts(&path, p->dirs->hwcaps[i]);
-			lo_buf_putc(&path, '/');
+			lo_buf_puts(path, "glibc-hwcaps/");
+			lo_buf_puts(path, p->dirs->hwcaps[i]);
+			lo_buf_putc(path, '/');
 		}
-		lo_buf_puts(&path, lk->name);
-		if ((res = try_file(p, lo_buf_cstr(&path), lk)) == TRY_FOUND) {
-			lk->path = lo_buf_detach(&path);
+		lo_buf_puts(path, lk->name);
+		if ((res = try_file(p, lo_buf_cstr(path), lk)) == TRY_FOUND) {
+			lk->path = lo_strpool_add(&p->pool, path->ptr, path->len);
 			return res;
 		}
 		if (res != TRY_NEXT)
 			break;
 	}
-	lo_buf_dispose(&path);
 	return res;
 }
 
-/* Search one colon-separated path list (an RPATH, RUNPATH) for lk->name. */
+/*
+ * Search one colon-separated path list (an RPATH, RUNPATH) for lk->name;
+ * empty entries are passed over. Each entry is expanded into the proc's
+ * buffer, where the list stays as it is.
+ */
 static enum try_result try_list(proc *p, const char *list, const char *origin, lookup *lk)
 {
-	char *copy, *save = NULL, *tok;
 	enum try_result res = TRY_NEXT;
+	const char *tok, *end;
 
 	if (lo_resolve_dst_refused(list, p->target)) {
 		if (lk->tried)
 			lo_buf_printf(lk->tried, "%s: ignored, a $ other than $ORIGIN\n", list);
 		return TRY_NEXT;
 	}
-	copy = lo_xstrdup(list);
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		char *dir;
-
-		if (!*tok)
+	for (tok = list; *tok; tok = *end ? end + 1 : end) {
+		end = strchrnul(tok, ':');
+		if (end == tok)
 			continue;
-		dir = lo_resolve_expand_dst(tok, origin, p->target);
-		res = *dir ? try_dir(p, dir, lk) : TRY_NEXT;
-		free(dir);
+		lo_resolve_expand_dst(&p->dir, tok, (size_t)(end - tok), origin, p->target);
+		res = p->dir.len ? try_dir(p, lo_buf_cstr(&p->dir), lk) : TRY_NEXT;
 		if (res == TRY_FOUND) {
-			lk->via_detail = lo_resolve_keep_dup(p, tok);
+			lk->via_detail = lo_strpool_add(&p->pool, tok, (size_t)(end - tok));
 			break;
 		}
 		if (res == TRY_FATAL)
 			break;
 	}
-	free(copy);
 	return res;
 }
 
@@ -197,7 +197,7 @@ static enum try_result try_ldconfig(proc *p, const target_dirs *d, lookup *lk)
 		return TRY_NEXT;
 	}
 	if ((res = try_file(p, cached, lk)) == TRY_FOUND)
-		lk->path = lo_xstrdup(cached);
+		lk->path = lo_resolve_keep_dup(p, cached);
 	return res;
 }
 
@@ -212,7 +212,7 @@ static enum try_result try_self(proc *p, lookup *lk)
 			continue;
 		lk->via = LO_VIA_ALREADY;
 		if ((res = try_file(p, p->target->libc, lk)) == TRY_FOUND)
-			lk->path = lo_xstrdup(p->target->libc);
+			lk->path = lo_resolve_keep_dup(p, p->target->libc);
 		return res;
 	}
 	return TRY_NEXT;
@@ -283,13 +283,11 @@ enum try_result lo_resolve_search(proc *p, size_t req, lookup *lk)
 
 	lk->via_detail = NULL;
 	if (strchr(lk->name, '/')) {
-		char *expanded = lo_resolve_expand_dst(lk->name, rq ? rq->origin : "", p->target);
-
+		lo_resolve_expand_dst(&p->path, lk->name, strlen(lk->name), rq ? rq->origin : "",
+				      p->target);
 		lk->via = LO_VIA_PATH;
-		if ((res = try_file(p, expanded, lk)) == TRY_FOUND)
-			lk->path = expanded;
-		else
-			free(expanded);
+		if ((res = try_file(p, lo_buf_cstr(&p->path), lk)) == TRY_FOUND)
+			lk->path = lo_strpool_add(&p->pool, p->path.ptr, p->path.len);
 		return res;
 	}
 	for (step = p->target->search; *step != LO_SEARCH_END; step++) {

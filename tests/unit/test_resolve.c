@@ -136,12 +136,26 @@ static void test_dst_expansion(void **state)
 	const lo_target *musl = lo_target_named("x86_64-linux-musl");
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *s = lo_resolve_expand_dst(cases[i][0], "/o", lo_target_named(cases[i][1]));
+	lo_buf out = LO_BUF_INIT;
 
-		assert_string_equal(s, cases[i][2]);
-		free(s);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* as a list holds it: the entry's end is its length, not a NUL */
+		char *entry = lo_xstrdup(cases[i][0]);
+
+		strcat(entry, ":");
+		lo_resolve_expand_dst(&out, entry, strlen(cases[i][0]), "/o",
+				      lo_target_named(cases[i][1]));
+		assert_string_equal(lo_buf_cstr(&out), cases[i][2]);
+		free(entry);
 	}
+	/* an entry ends where its length says, whatever follows in the list */
+	lo_resolve_expand_dst(&out, "$ORIGINX", 7, "/o", lo_target_native());
+	assert_string_equal(lo_buf_cstr(&out), "/o");
+	lo_resolve_expand_dst(&out, "${ORIGIN}/x", 8, "/o", lo_target_native());
+	assert_string_equal(lo_buf_cstr(&out), "${ORIGIN");
+	lo_resolve_expand_dst(&out, "lib$:x", 4, "/o", lo_target_native());
+	assert_string_equal(lo_buf_cstr(&out), "lib$");
+	lo_buf_dispose(&out);
 	/* and musl ignores a whole list with another $ */
 	assert_true(lo_resolve_dst_refused("$ORIGIN/a:/usr/$LIB", musl));
 	assert_false(lo_resolve_dst_refused("$ORIGIN/a:${ORIGIN}/b", musl));

@@ -29,6 +29,21 @@ const char *lo_buf_cstr(const lo_buf *b);
 char *lo_buf_detach(lo_buf *b);
 void lo_buf_dispose(lo_buf *b);
 
+/*
+ * Strings that live and die together (a load's paths and names): copied
+ * into chunks, freed all at once. A load keeps dozens; one malloc each
+ * was a third of a scan's half million (bench tree, scale 1).
+ */
+typedef struct lo_strpool {
+	struct lo_strpool_chunk *chunk; /* owned; the newest, linked to older ones */
+} lo_strpool;
+
+#define LO_STRPOOL_INIT { NULL }
+
+/* A copy of the n bytes at s, NUL-terminated, owned by the pool. */
+const char *lo_strpool_add(lo_strpool *sp, const char *s, size_t n);
+void lo_strpool_dispose(lo_strpool *sp);
+
 /* xmalloc family: abort on allocation failure (see above). */
 void *lo_xmalloc(size_t n);
 void *lo_xcalloc(size_t n, size_t size);

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "leftover/buf.h"
 #include "leftover/elf.h"
 #include "leftover/target.h"
 
@@ -279,11 +280,13 @@ size_t lo_load_symbol_count(const lo_load *l);
 const lo_trace_symbol *lo_load_symbol_at(const lo_load *l, size_t i);
 
 /*
- * Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry,
- * as t's loader does; "" when glibc would drop the entry (a token it has no
- * value for: $PLATFORM where the kernel passes no AT_PLATFORM).
+ * Exposed for unit tests: expand $ORIGIN, $LIB and $PLATFORM in one entry
+ * (the `len` bytes at `entry`), as t's loader does, into `out` (cleared
+ * first); "" when glibc would drop the entry (a token it has no value
+ * for: $PLATFORM where the kernel passes no AT_PLATFORM).
  */
-char *lo_resolve_expand_dst(const char *entry, const char *origin, const lo_target *t);
+void lo_resolve_expand_dst(lo_buf *out, const char *entry, size_t len, const char *origin,
+			   const lo_target *t);
 /* Does `target`'s loader ignore the whole RPATH/RUNPATH `list` for its `$` tokens? */
 bool lo_resolve_dst_refused(const char *list, const lo_target *target);
 
