@@ -296,7 +296,6 @@ typedef struct lobj {
 	uint32_t name_hash, soname_hash;
 } lobj;
 
-
 /*
  * Why a file is opened, which says how long the resolver keeps it. Most of
  * a tree's objects are candidates, read for their own judgment and needed
