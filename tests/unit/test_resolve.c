@@ -134,15 +134,15 @@ static void test_dst_expansion(void **state)
 		{ "$ORIGINAL/$FOO", "x86_64-linux-gnu", "$ORIGINAL/$FOO" },
 	};
 	const lo_target *musl = lo_target_named("x86_64-linux-musl");
-	size_t i;
-
 	lo_buf out = LO_BUF_INIT;
+	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		/* as a list holds it: the entry's end is its length, not a NUL */
-		char *entry = lo_xstrdup(cases[i][0]);
+		char *entry = NULL;
 
-		strcat(entry, ":");
+		if (asprintf(&entry, "%s:", cases[i][0]) < 0)
+			abort();
 		lo_resolve_expand_dst(&out, entry, strlen(cases[i][0]), "/o",
 				      lo_target_named(cases[i][1]));
 		assert_string_equal(lo_buf_cstr(&out), cases[i][2]);
