@@ -345,7 +345,7 @@ typedef struct proc {
 	size_t count, cap;
 	size_t first_new; /* objects before this are the host's, already relocated */
 	size_t main;      /* the program, NONE for the plain C host */
-	char **strings;   /* owned strings the problems point to, made by lo_resolve_fmt */
+	char **strings;   /* owned, each made with malloc: the problems' details, inherited RPATHs' */
 	size_t string_count, string_cap;
 	lo_strpool pool;  /* the paths and names the objects and problems point to */
 	lo_buf dir, path; /* a search's directory and file, written anew for each try */
