@@ -51,21 +51,28 @@ bool lo_hosts_elf_has(lo_rules_trait trait, const char *glob, void *elf)
  * endings its import takes (EXTENSION_SUFFIXES; none before Python 3) on
  * the next ones. A program whose name starts with `prefix` is of that
  * family; `what` says in messages what was asked.
+ *
+ * `plain`, when set, comes first: python's -S leaves out the site module,
+ * from which neither answer comes (sys.executable is set before it runs,
+ * the suffixes are the import system's own), but which runs every .pth
+ * file of the interpreter's site-packages and any sitecustomize on
+ * PYTHONPATH: code that may print to stdout, before the answer, or take
+ * its time (a sixth of the 33 ms of CPU the question takes here).
  */
 static const struct family {
 	const char *name;
 	const char *prefix[3];
-	const char *flag, *code, *what;
+	const char *plain, *flag, *code, *what;
 } families[] = {
-	{ "python", { "python", "pypy", NULL }, "-c",
+	{ "python", { "python", "pypy", NULL }, "-S", "-c",
 	  "import sys\n"
 	  "try:\n from importlib.machinery import EXTENSION_SUFFIXES as s\n"
 	  "except ImportError:\n s = []\n"
 	  "sys.stdout.write('\\n'.join([sys.executable] + s))",
 	  "sys.executable and importlib.machinery.EXTENSION_SUFFIXES" },
-	{ "perl", { "perl", NULL }, "-e", "print $^X", "$^X" },
-	{ "ruby", { "ruby", NULL }, "-e", "print RbConfig.ruby", "RbConfig.ruby" },
-	{ "node", { "node", "nodejs", NULL }, "-p", "process.execPath", "process.execPath" },
+	{ "perl", { "perl", NULL }, NULL, "-e", "print $^X", "$^X" },
+	{ "ruby", { "ruby", NULL }, NULL, "-e", "print RbConfig.ruby", "RbConfig.ruby" },
+	{ "node", { "node", "nodejs", NULL }, NULL, "-p", "process.execPath", "process.execPath" },
 };
 
 char *lo_hosts_cmake_python(const char *build_dir)
@@ -223,16 +230,22 @@ static int spawn_quiet(pid_t *pid, char *const argv[], int out_fd)
 }
 
 /*
- * Run `program FLAG CODE` and put what it printed in `answer`. Returns 0,
- * or an error naming the program.
+ * Run `program [PLAIN] FLAG CODE` and put what it printed in `answer`.
+ * Returns 0, or an error naming the program.
  */
 static int ask(const char *program, const struct family *f, lo_buf *answer)
 {
-	char *argv[] = { (char *)program, (char *)f->flag, (char *)f->code, NULL };
+	char *argv[5], **arg = argv;
 	int fds[2], status = 0, late, rc;
 	long long deadline;
 	pid_t pid;
 
+	*arg++ = (char *)program;
+	if (f->plain)
+		*arg++ = (char *)f->plain;
+	*arg++ = (char *)f->flag;
+	*arg++ = (char *)f->code;
+	*arg = NULL;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return lo_error_set(LO_ERROR, "cannot ask host program '%s' which program it is: "
 				    "pipe: %s", program, strerror(errno));
@@ -294,9 +307,13 @@ static char **answer_rest(const char *rest)
 	return out;
 }
 
-/* Take `answer` (from `program` of family f) into p, or say what is wrong with it. */
-static int take_answer(lo_hosts_program *p, const char *program, const struct family *f,
-		       lo_buf *answer)
+/*
+ * Take `answer` (from `program` of family f) into p, or say what is wrong
+ * with it; `elf`: the program is an ELF program itself, asked only for the
+ * rest of the answer.
+ */
+static int take_answer(lo_hosts_program *p, const char *program, bool elf,
+		       const struct family *f, lo_buf *answer)
 {
 	const char *a = lo_buf_cstr(answer), *nl;
 	size_t n = strcspn(a, "\n");
@@ -307,10 +324,12 @@ static int take_answer(lo_hosts_program *p, const char *program, const struct fa
 		first[--n] = '\0';
 	if (first[0] != '/' || strlen(a) != answer->len || strpbrk(first, "\r\t") ||
 	    is_elf_file(first) != 1) {
-		int err = lo_error_set(LO_EINVALID, "host program '%s' is not an ELF program, and "
-				       "when asked for %s it answered '%.200s', %s", program,
-				       f->what, first, first[0] != '/' ? "not an absolute path"
-								       : "not an ELF program");
+		int err = lo_error_set(LO_EINVALID,
+				       elf ? "host program '%s', asked for %s, answered '%.200s': %s"
+					   : "host program '%s' is not an ELF program, and when asked "
+					     "for %s it answered '%.200s', %s",
+				       program, f->what, first,
+				       first[0] != '/' ? "not an absolute path" : "not an ELF program");
 
 		free(first);
 		return err;
@@ -348,7 +367,8 @@ int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char
 		   one for another machine (an aarch64 python on x86-64) cannot run here, and is
 		   still read as the host it is */
 		if (f && !strcmp(f->name, "python")) {
-			if (ask(program, f, &answer) == 0 && take_answer(p, program, f, &answer) == 0)
+			if (ask(program, f, &answer) == 0 &&
+			    take_answer(p, program, true, f, &answer) == 0)
 				free(p->path);
 			else
 				p->unasked = lo_xstrdup(lo_error_last());
@@ -361,7 +381,8 @@ int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char
 				   "(a script or shim, not the program itself?)", program);
 		goto out;
 	}
-	if ((err = ask(program, f, &answer)) < 0 || (err = take_answer(p, program, f, &answer)) < 0)
+	if ((err = ask(program, f, &answer)) < 0 ||
+	    (err = take_answer(p, program, false, f, &answer)) < 0)
 		goto out;
 	if (asprintf(&p->how, "'%s' is not an ELF program (a shim or script); asked for %s, "
 		     "it runs '%s', which is the host", program, f->what, p->path) < 0)

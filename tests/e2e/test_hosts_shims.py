@@ -120,6 +120,44 @@ def test_a_shim_on_path_is_followed_for_a_tree_without_cmake():
     assert r.file("m" + SUFFIX)["host"] == REAL, r.file("m" + SUFFIX)
 
 
+def test_a_site_hook_that_prints_does_not_change_the_answer():
+    """A sitecustomize on PYTHONPATH (or a .pth file in site-packages) runs
+    at every start of the interpreter and may print to stdout. leftover's
+    question leaves the site module out (-S): the answer is the
+    interpreter's, and the module judged as the real import finds it."""
+    work = lotest.workdir("hosts-site-hook")
+    tree = work / "tree"
+    lotest.cc(tree / ("m" + SUFFIX), "#include <Python.h>\n"
+              "static struct PyModuleDef d = { PyModuleDef_HEAD_INIT, \"m\" };\n"
+              "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(&d); }\n",
+              "-I" + lotest.run([REAL, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"]
+                                ).stdout.strip())
+    hook = work / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text("print('sitecustomize says hello')\n")
+    env = {"PYTHONPATH": str(hook)}
+    # the truth: the interpreter runs the hook, then imports the module
+    p = lotest.run([REAL, "-c", "import m"], env={"PYTHONPATH": "%s:%s" % (hook, tree)})
+    assert p.stdout == "sitecustomize says hello\n", p
+    r = lotest.scan(tree, args=("--python", REAL), env=env)
+    assert r.rc == 0, r
+    f = r.file("m" + SUFFIX)
+    assert f["verdict"] == "ok" and f["host"] == REAL, f
+    # its answer was whole: nothing said of the interpreter
+    assert not r.doc["notes"], r.doc["notes"]
+
+    # an ELF program that is no Python answers the question with its
+    # arguments: it is said so, and not called a shim
+    fake = work / "fake" / "python3"
+    fake.parent.mkdir()
+    fake.write_bytes(open("/bin/echo", "rb").read())
+    fake.chmod(0o755)
+    r = lotest.scan(tree, args=("--python", fake))
+    said = [n for n in r.doc["notes"] if str(fake) in n]
+    assert len(said) == 1 and "not an absolute path" in said[0], r.doc["notes"]
+    assert "not an ELF program" not in said[0], said
+
+
 def test_an_interpreter_no_file_needs_is_not_in_the_report():
     """leftover asks a tree's interpreter ahead, when its walk meets the
     first extension module; when a [host] rule gives every module to another

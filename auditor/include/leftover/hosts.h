@@ -5,7 +5,7 @@
  * (--python, the CMakeCache.txt of its tree, python3 on PATH), and the
  * program behind a host that is not itself an ELF program: a pyenv, asdf or
  * mise shim, a `#!` wrapper. Such a host is asked once, with one fixed
- * command of its family (python: print sys.executable; perl: print $^X;
+ * command of its family (python -S: print sys.executable; perl: print $^X;
  * ...), with no input, a time limit and a size limit on the answer. That
  * runs the host program, never an object being judged; the answer is only
  * taken when it names an ELF program. A Python interpreter is asked, the
