@@ -10,6 +10,7 @@ bounded time, and costs only the files it would load: they are
 real interpreter importing the package.
 """
 import os
+import shutil
 
 import lotest
 
@@ -150,8 +151,7 @@ def test_a_site_hook_that_prints_does_not_change_the_answer():
     # arguments: it is said so, and not called a shim
     fake = work / "fake" / "python3"
     fake.parent.mkdir()
-    fake.write_bytes(open("/bin/echo", "rb").read())
-    fake.chmod(0o755)
+    shutil.copy("/bin/echo", fake)
     r = lotest.scan(tree, args=("--python", fake))
     said = [n for n in r.doc["notes"] if str(fake) in n]
     assert len(said) == 1 and "not an absolute path" in said[0], r.doc["notes"]
