@@ -47,6 +47,16 @@ def two_branch_tree(name, python):
     return d, src, build
 
 
+def extension_module(tree):
+    """tree/m<SUFFIX>: an extension module `import m` loads, built for REAL."""
+    include = lotest.run([REAL, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"]
+                         ).stdout.strip()
+    return lotest.cc(tree / ("m" + SUFFIX), "#include <Python.h>\n"
+                     "static struct PyModuleDef d = { PyModuleDef_HEAD_INIT, \"m\" };\n"
+                     "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(&d); }\n",
+                     "-I" + include)
+
+
 def recorded_python(build):
     for line in (build / "CMakeCache.txt").read_text().splitlines():
         if line.startswith("Python3_EXECUTABLE:"):
@@ -111,10 +121,7 @@ def test_a_shim_on_path_is_followed_for_a_tree_without_cmake():
     shim_py = pyenv_like(work / "shims")
     tree = work / "tree"
     # an extension module outside any CMake tree: python3 on PATH is the host
-    lotest.cc(tree / ("m" + SUFFIX), "#include <Python.h>\n"
-              "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(NULL); }\n",
-              "-I" + lotest.run([REAL, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"]
-                                ).stdout.strip())
+    extension_module(tree)
     env = {"PATH": "%s:%s" % (shim_py.parent, os.environ["PATH"])}
     r = lotest.scan(tree, env=env)
     assert r.rc == 0, r
@@ -128,11 +135,7 @@ def test_a_site_hook_that_prints_does_not_change_the_answer():
     interpreter's, and the module judged as the real import finds it."""
     work = lotest.workdir("hosts-site-hook")
     tree = work / "tree"
-    lotest.cc(tree / ("m" + SUFFIX), "#include <Python.h>\n"
-              "static struct PyModuleDef d = { PyModuleDef_HEAD_INIT, \"m\" };\n"
-              "PyMODINIT_FUNC PyInit_m(void) { return PyModule_Create(&d); }\n",
-              "-I" + lotest.run([REAL, "-c", "import sysconfig; print(sysconfig.get_paths()['include'])"]
-                                ).stdout.strip())
+    extension_module(tree)
     hook = work / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text("print('sitecustomize says hello')\n")
