@@ -1,9 +1,10 @@
 /*
- * git.c - HEAD, dirtiness and the index of the repository holding a tree
- * (see git.h), read once through libgit2 and kept for the scan's threads,
- * which only read it; and the history around a branch switch: where HEAD
- * was when a build wrote its files (HEAD's reflog, git's own record of
- * checkouts) and which commit dropped a target between two commits.
+ * git.c - HEAD and the index of the repository holding a tree (see
+ * git.h), read once through libgit2 and kept for the scan's threads, which
+ * only read them; whether its work tree is dirty, found when asked; and
+ * the history around a branch switch: where HEAD was when a build wrote
+ * its files (HEAD's reflog, git's own record of checkouts) and which
+ * commit dropped a target between two commits.
  */
 #include <dlfcn.h>
 #include <git2.h>
@@ -23,7 +24,7 @@ struct lo_git {
 	char *workdir;    /* real path, ending in '/' */
 	char commit[GIT_OID_HEXSZ + 1];
 	char *branch;
-	bool dirty;
+	int dirty; /* -1 until asked */
 };
 
 /*
@@ -82,14 +83,13 @@ int lo_git_open(lo_git **out, const char *dir)
 {
 	lo_git *g;
 	git_reference *head = NULL;
-	git_status_options so;
-	git_status_list *st = NULL;
 	char real[PATH_MAX];
 	const char *wd;
 
 	*out = NULL;
 	lo_libgit2_init();
 	g = lo_xcalloc(1, sizeof(*g));
+	g->dirty = -1;
 	if (git_repository_open_ext(&g->repo, dir, 0, NULL) < 0 ||
 	    !(wd = git_repository_workdir(g->repo)) || !realpath(wd, real)) {
 		lo_git_free(g);
@@ -113,12 +113,6 @@ int lo_git_open(lo_git **out, const char *dir)
 	} else {
 		g->branch = lo_xstrdup("");
 	}
-	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
-	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-	if (git_status_list_new(&st, g->repo, &so) == 0) {
-		g->dirty = git_status_list_entrycount(st) > 0;
-		git_status_list_free(st);
-	}
 	*out = g;
 	return 0;
 }
@@ -138,7 +132,60 @@ void lo_git_free(lo_git *g)
 const char *lo_git_workdir(const lo_git *g) { return g->workdir; }
 const char *lo_git_commit(const lo_git *g) { return g->commit; }
 const char *lo_git_branch(const lo_git *g) { return g->branch; }
-bool lo_git_dirty(const lo_git *g) { return g->dirty; }
+
+/* A diff's first delta is enough to call the work tree dirty. */
+static int stop_at_first(const git_diff *diff, const git_diff_delta *delta, const char *spec,
+			 void *payload)
+{
+	(void)diff;
+	(void)delta;
+	(void)spec;
+	*(bool *)payload = true;
+	return -1;
+}
+
+/*
+ * What `git status` would list, but only until its first entry: the work
+ * tree against the index first, where a build directory inside the
+ * checkout and not ignored is found as soon as its name comes, then the
+ * index against HEAD. A clean checkout is still read whole (every tracked
+ * file's stat, HEAD's trees), so this is done only when asked.
+ */
+bool lo_git_dirty(lo_git *g)
+{
+	git_diff_options o;
+	git_diff *diff = NULL;
+	git_tree *tree = NULL;
+	git_reference *head = NULL;
+	bool found = false;
+
+	if (g->dirty >= 0)
+		return g->dirty;
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	/*
+	 * An untracked directory is told to the callback before libgit2 looks
+	 * inside it for a file not ignored; entered, only such a file is told.
+	 */
+	o.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS |
+		  GIT_DIFF_IGNORE_SUBMODULES;
+	o.notify_cb = stop_at_first;
+	o.payload = &found;
+	git_diff_index_to_workdir(&diff, g->repo, g->index, &o);
+	git_diff_free(diff);
+	diff = NULL;
+	if (!found) {
+		/* an unborn branch has no tree: all the index is then a change */
+		if (git_repository_head(&head, g->repo) == 0)
+			git_reference_peel((git_object **)&tree, head, GIT_OBJECT_TREE);
+		git_diff_tree_to_index(&diff, g->repo, tree, g->index, &o);
+		git_diff_free(diff);
+		git_tree_free(tree);
+		git_reference_free(head);
+	}
+	git_error_clear(); /* the stop above is recorded as the callback's error */
+	g->dirty = found;
+	return found;
+}
 
 bool lo_git_tracks(const lo_git *g, const char *abs)
 {

@@ -4,8 +4,10 @@ The report names the source tree's commit and branch; the next scan after
 a branch switch says which branch the tree was built at before; a file
 committed to the repository (an in-source build shipping a prebuilt .so)
 is marked tracked and clean never touches it; without git there is one
-line saying so and everything else works.
+line saying so and everything else works. A build inside its checkout
+costs one reading of the checkout, up to its first change (strace).
 """
+import json
 import shutil
 import tempfile
 import time
@@ -110,6 +112,50 @@ def test_without_git_one_line_says_so():
     assert len(notes) == 1, r.doc["notes"]
     assert r.doc["trees"][0]["commit"] is None, r.doc["trees"]
     shutil.rmtree(d)
+
+
+def stats_of_tracked(src, build, exclude_build):
+    """A scan of `build` inside the checkout `src` under strace: its JSON, and
+    how often each tracked file was looked at: lstat, as a reading of the
+    work tree looks at each file once (libgit2 then stats and reads the
+    ones whose time is too close to the index's to trust)."""
+    strace = lotest.need("strace", "strace")
+    if exclude_build:
+        with open(src / ".git" / "info" / "exclude", "a") as f:
+            f.write("/build/\n")
+    tracked = lotest.git(src, "ls-files").split()
+    trace = src.parent / ("trace-%d" % exclude_build)
+    p = lotest.run([strace, "-f", "-qq", "-e", "trace=stat,lstat,newfstatat,statx", "-o", trace,
+                    lotest.LEFTOVER, "scan", "--format", "json", build], check=False)
+    assert p.returncode in (0, 1), p.stderr
+    lines = trace.read_text(errors="replace").splitlines()
+    lstats = [line for line in lines if "lstat(" in line or "AT_SYMLINK_NOFOLLOW" in line]
+    looks = {t: sum('"%s/%s"' % (src.resolve(), t) in line for line in lstats) for t in tracked}
+    return json.loads(p.stdout), looks
+
+
+def test_a_clean_checkout_is_read_once():
+    """The build tree's repository is the source's: one open serves the scan
+    (which files are tracked) and the tree's record (is it dirty)."""
+    src, _ = make_repo("origin-read-once")
+    build = src / "build"
+    lotest.cmake_build(src, build)
+    doc, looks = stats_of_tracked(src, build, exclude_build=True)
+    assert doc["trees"][0]["dirty"] is False, doc["trees"]
+    # every tracked file must be looked at to call the checkout clean
+    assert looks and all(n == 1 for n in looks.values()), looks
+
+
+def test_a_dirty_checkout_is_read_up_to_its_first_change():
+    """build/ is untracked and not ignored: the checkout is dirty as soon as
+    it comes, and the files after it in git's order are never looked at."""
+    src, _ = make_repo("origin-first-change")
+    build = src / "build"
+    lotest.cmake_build(src, build)
+    doc, looks = stats_of_tracked(src, build, exclude_build=False)
+    assert doc["trees"][0]["dirty"] is True, doc["trees"]
+    after = {t: n for t, n in looks.items() if t > "build/"}
+    assert after and all(n == 0 for n in after.values()), looks
 
 
 if __name__ == "__main__":

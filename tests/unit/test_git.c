@@ -1,9 +1,10 @@
 /*
  * test_git.c - what the git module says of a real repository that the
  * test makes with git itself: HEAD's commit and branch (detached, unborn),
- * a dirty work tree (and an ignored file that is not dirt), and which
- * files are tracked, by absolute path, including one only staged; where
- * HEAD was at a given time by the reflog, and which commit dropped a name.
+ * a dirty work tree (and ignored files that are not dirt, a change only
+ * staged that is), and which files are tracked, by absolute path,
+ * including one only staged; where HEAD was at a given time by the
+ * reflog, and which commit dropped a name.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -100,9 +101,22 @@ static void test_dirty(void **state)
 	assert_true(lo_git_dirty(g));
 	lo_git_free(g);
 
-	sh("rm '%1$s/src/new.c' && echo 'int b;' >> '%1$s/src/a.c'", repo);
+	/* a directory of ignored files only is not dirt either */
+	sh("rm '%1$s/src/new.c' && mkdir '%1$s/objs' && touch '%1$s/objs/b.o'", repo);
+	g = open_at("");
+	assert_false(lo_git_dirty(g));
+	lo_git_free(g);
+
+	sh("echo 'int b;' >> '%1$s/src/a.c'", repo);
 	g = open_at("");
 	assert_true(lo_git_dirty(g)); /* a change to a tracked file */
+	lo_git_free(g);
+
+	/* a change only staged: the work tree is the index, HEAD is not */
+	sh("cd '%s' && " GIT " add src/a.c", repo);
+	g = open_at("");
+	assert_true(lo_git_dirty(g));
+	assert_true(lo_git_dirty(g)); /* asked again, the same */
 	lo_git_free(g);
 }
 

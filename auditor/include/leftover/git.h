@@ -35,8 +35,12 @@ const char *lo_git_workdir(const lo_git *g);
 /* HEAD: the full commit id ("" on an unborn branch) and the branch ("" when detached). */
 const char *lo_git_commit(const lo_git *g);
 const char *lo_git_branch(const lo_git *g);
-/* Are there changes to tracked files, or untracked files not ignored? */
-bool lo_git_dirty(const lo_git *g);
+/*
+ * Are there changes to tracked files, or untracked files not ignored?
+ * Found at the first call, up to the first change (a clean checkout is
+ * read whole), and kept: not from two threads at once.
+ */
+bool lo_git_dirty(lo_git *g);
 
 /* Is the file at absolute path `abs` in the index? */
 bool lo_git_tracks(const lo_git *g, const char *abs);
