@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lo_fuzz_tree_put(rel, parts[i].data, parts[i].size);
 	}
 	/* the model judges every recorded path as it opens (the orphan list) */
-	if (lo_buildsys_open(&bs, dir, NULL, 0) == 0)
+	if (lo_buildsys_open(&bs, dir, NULL, NULL, 0) == 0)
 		lo_buildsys_free(bs);
 	return 0;
 }

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!has_log)
 		lo_fuzz_tree_put(".ninja_log", (const uint8_t *)log, sizeof(log) - 1);
-	if (lo_buildsys_open(&bs, dir, NULL, 0) == 0)
+	if (lo_buildsys_open(&bs, dir, NULL, NULL, 0) == 0)
 		lo_buildsys_free(bs);
 	return 0;
 }

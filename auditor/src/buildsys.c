@@ -506,7 +506,7 @@ static void find_trees(lo_buildsys *bs, const char *dir, const lo_buildsys_finds
 }
 
 int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds *finds,
-		     unsigned flags)
+		     lo_git *git, unsigned flags)
 {
 	lo_buildsys *bs;
 	char *real;
@@ -527,7 +527,7 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds
 	free(real);
 	for (i = 0; i < bs->tree_count; i++)
 		read_tree(bs, bs->trees[i], flags);
-	lo_bs_read_tree_evidence(bs);
+	lo_bs_read_tree_evidence(bs, git);
 	if (!bs->tree_count && !lo_map_count(bs->evidence)) {
 		lo_buildsys_free(bs);
 		return 0;

@@ -111,11 +111,12 @@ FILE *lo_bs_open_record(const char *path);
 
 /*
  * The tree evidence: whether a walked entry is one it asks about, note it,
- * then judge what was noted, and forget the notes (buildsys_tree.c).
+ * then judge what was noted, and forget the notes (buildsys_tree.c), with
+ * `git` when it is the repository holding the opened dir (else opened).
  */
 bool lo_bs_tree_wants(const char *name, unsigned char type);
 void lo_bs_tree_entry(lo_buildsys *bs, const char *relpath, const char *name, unsigned char type);
-void lo_bs_read_tree_evidence(lo_buildsys *bs);
+void lo_bs_read_tree_evidence(lo_buildsys *bs, lo_git *git);
 void lo_bs_free_record(void *record);
 
 /* The readers, each filling `t` from its own records. */

@@ -252,9 +252,9 @@ static void cands_free(lo_buildsys *bs)
 	bs->cand_count = bs->cand_cap = 0;
 }
 
-void lo_bs_read_tree_evidence(lo_buildsys *bs)
+void lo_bs_read_tree_evidence(lo_buildsys *bs, lo_git *git)
 {
-	lo_git *g = NULL;
+	lo_git *g = git;
 	char *dir = NULL;
 	size_t i;
 	bool any = false;
@@ -272,14 +272,15 @@ void lo_bs_read_tree_evidence(lo_buildsys *bs)
 	/* the repository holding the scanned dir, which every candidate is in or under */
 	if (asprintf(&dir, "%s/%s", bs->base, bs->below) < 0)
 		abort();
-	if (any && lo_git_open(&g, dir) == 0 && g) {
+	if (any && (g || (lo_git_open(&g, dir) == 0 && g))) {
 		for (i = 0; i < bs->cand_count; i++) {
 			if (bs->cands[i].type == DT_LNK)
 				judge_dev_link(bs, g, bs->cands[i].rel);
 			else if (bs->cands[i].type == DT_REG)
 				judge_extension(bs, g, bs->cands[i].rel);
 		}
-		lo_git_free(g);
+		if (g != git)
+			lo_git_free(g);
 	}
 	free(dir);
 	cands_free(bs);

@@ -183,7 +183,7 @@ static void judge_orphan(lo_explain *x, const char *abs)
 	lo_buildsys *bs = NULL;
 	size_t blen;
 
-	if (lo_buildsys_open(&bs, *dir ? dir : "/", NULL, 0) == 0 && bs) {
+	if (lo_buildsys_open(&bs, *dir ? dir : "/", NULL, NULL, 0) == 0 && bs) {
 		blen = strlen(lo_buildsys_base(bs));
 		if (!strncmp(abs, lo_buildsys_base(bs), blen) && abs[blen] == '/')
 			lo_buildsys_judge(bs, abs + blen + 1, &x->orphan);

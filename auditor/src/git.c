@@ -129,6 +129,22 @@ void lo_git_free(lo_git *g)
 	lo_libgit2_shutdown();
 }
 
+bool lo_git_holds(const lo_git *g, const char *dir)
+{
+	git_buf found = { 0 };
+	char a[PATH_MAX], b[PATH_MAX];
+	bool same;
+
+	if (git_repository_discover(&found, dir, 0, NULL) < 0) {
+		git_error_clear();
+		return false;
+	}
+	same = realpath(found.ptr, a) && realpath(git_repository_path(g->repo), b) &&
+	       !strcmp(a, b);
+	git_buf_dispose(&found);
+	return same;
+}
+
 const char *lo_git_workdir(const lo_git *g) { return g->workdir; }
 const char *lo_git_commit(const lo_git *g) { return g->commit; }
 const char *lo_git_branch(const lo_git *g) { return g->branch; }

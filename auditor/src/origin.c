@@ -66,7 +66,7 @@ char *lo_origin_built_at(const char *build_dir, const char *head, char **branch)
  * The source tree's HEAD for a build tree, against what the previous scan
  * recorded; then this scan's record.
  */
-bool lo_origin_record(lo_scan_origin *o, const char *build, const char *given,
+bool lo_origin_record(lo_scan_origin *o, const char *build, const char *given, lo_git *near,
 		      time_t (*oldest)(void *payload), void *payload,
 		      char *notes[LO_ORIGIN_NOTES_MAX])
 {
@@ -84,7 +84,11 @@ bool lo_origin_record(lo_scan_origin *o, const char *build, const char *given,
 	memset(o, 0, sizeof(*o));
 	o->build = lo_xstrdup(build);
 	o->source = source;
-	if (lo_git_open(&g, source) < 0 || !g) {
+	if (near && lo_git_holds(near, source))
+		g = near;
+	else if (lo_git_open(&g, source) < 0)
+		g = NULL;
+	if (!g) {
 		if (asprintf(&notes[0], "%s: no git repository at the source '%s'; the git parts "
 			     "are left out", build, o->source) < 0)
 			abort();
@@ -142,7 +146,8 @@ bool lo_origin_record(lo_scan_origin *o, const char *build, const char *given,
 		unlink(lo_buf_cstr(&tmp));
 	json_decref(now);
 out:
-	lo_git_free(g);
+	if (g != near)
+		lo_git_free(g);
 	lo_buf_dispose(&path);
 	lo_buf_dispose(&tmp);
 	return true;

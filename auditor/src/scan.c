@@ -291,7 +291,8 @@ static void record_origin(scan *s, size_t root)
 
 	if (lo_origin_record(&s->res->origins[s->res->origin_count],
 			     s->build_dirs[root] ? s->build_dirs[root] : s->roots[root],
-			     s->opts ? s->opts->source : NULL, oldest_item_mtime, &at, notes))
+			     s->opts ? s->opts->source : NULL, s->git[root], oldest_item_mtime, &at,
+			     notes))
 		s->res->origin_count++;
 	for (i = 0; i < LO_ORIGIN_NOTES_MAX; i++)
 		if (notes[i])
@@ -329,9 +330,11 @@ static int gather_root(scan *s, size_t i)
 		return err;
 	gather_items(s);
 	/* a scan of build/python_packages is judged by build/'s records */
+	/* one open of the repository for the judging, the build model and the origin */
+	lo_git_open(&s->git[i], s->root);
 	s->build_dirs[i] = lo_buildsys_base_of(s->root);
 	if (s->build_dirs[i]) {
-		if ((err = lo_buildsys_open(&s->bs[i], s->root, s->finds,
+		if ((err = lo_buildsys_open(&s->bs[i], s->root, s->finds, s->git[i],
 					    s->opts && s->opts->reconfigure
 						    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
 			return err;
@@ -340,7 +343,6 @@ static int gather_root(scan *s, size_t i)
 	}
 	lo_buildsys_finds_free(s->finds);
 	s->finds = NULL;
-	lo_git_open(&s->git[i], s->root);
 	record_origin(s, i);
 	return 0;
 }

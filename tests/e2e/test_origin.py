@@ -5,7 +5,8 @@ a branch switch says which branch the tree was built at before; a file
 committed to the repository (an in-source build shipping a prebuilt .so)
 is marked tracked and clean never touches it; without git there is one
 line saying so and everything else works. A build inside its checkout
-costs one reading of the checkout, up to its first change (strace).
+costs one open of the repository and one reading of the checkout, up to
+its first change (strace).
 """
 import json
 import shutil
@@ -114,29 +115,51 @@ def test_without_git_one_line_says_so():
     shutil.rmtree(d)
 
 
-def stats_of_tracked(src, build, exclude_build):
-    """A scan of `build` inside the checkout `src` under strace: its JSON, and
-    how often each tracked file was looked at: lstat, as a reading of the
-    work tree looks at each file once (libgit2 then stats and reads the
-    ones whose time is too close to the index's to trust)."""
+def traced_scan(build, syscalls, trace):
+    """A scan of `build` under strace: its JSON and the trace's lines."""
     strace = lotest.need("strace", "strace")
+    p = lotest.run([strace, "-f", "-qq", "-e", "trace=" + syscalls, "-o", trace,
+                    lotest.LEFTOVER, "scan", "--format", "json", build], check=False)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout), trace.read_text(errors="replace").splitlines()
+
+
+def stats_of_tracked(src, build, exclude_build):
+    """A scan of `build` inside the checkout `src`: its JSON, and how often
+    each tracked file was looked at: lstat, as a reading of the work tree
+    looks at each file once (libgit2 then stats and reads the ones whose
+    time is too close to the index's to trust)."""
     if exclude_build:
         with open(src / ".git" / "info" / "exclude", "a") as f:
             f.write("/build/\n")
     tracked = lotest.git(src, "ls-files").split()
-    trace = src.parent / ("trace-%d" % exclude_build)
-    p = lotest.run([strace, "-f", "-qq", "-e", "trace=stat,lstat,newfstatat,statx", "-o", trace,
-                    lotest.LEFTOVER, "scan", "--format", "json", build], check=False)
-    assert p.returncode in (0, 1), p.stderr
-    lines = trace.read_text(errors="replace").splitlines()
+    doc, lines = traced_scan(build, "stat,lstat,newfstatat,statx",
+                             src.parent / ("trace-%d" % exclude_build))
     lstats = [line for line in lines if "lstat(" in line or "AT_SYMLINK_NOFOLLOW" in line]
     looks = {t: sum('"%s/%s"' % (src.resolve(), t) in line for line in lstats) for t in tracked}
-    return json.loads(p.stdout), looks
+    return doc, looks
+
+
+def test_the_index_is_read_as_for_a_build_outside_the_checkout():
+    """The build tree's repository is the source's: one open of it serves
+    the judging (which files are tracked), the build model (the Python
+    tree's evidence) and the tree's record, so its index is read as often
+    as when only the record opens it, for a build beside the checkout."""
+    src, beside = make_repo("origin-index-once")
+    inside = src / "build"
+    lotest.cmake_build(src, inside)
+    lotest.cmake_build(src, beside)
+    index = '"%s"' % (src.resolve() / ".git" / "index")
+    reads = {}
+    for name, build in (("inside", inside), ("beside", beside)):
+        doc, lines = traced_scan(build, "open,openat,openat2", src.parent / ("trace-" + name))
+        assert doc["trees"][0]["commit"], doc["trees"]  # git was read
+        reads[name] = sum(index in line for line in lines)
+    assert reads["beside"] > 0 and reads["inside"] == reads["beside"], reads
 
 
 def test_a_clean_checkout_is_read_once():
-    """The build tree's repository is the source's: one open serves the scan
-    (which files are tracked) and the tree's record (is it dirty)."""
+    """Whether the checkout is dirty is read once, by the tree's record."""
     src, _ = make_repo("origin-read-once")
     build = src / "build"
     lotest.cmake_build(src, build)

@@ -46,7 +46,7 @@ static lo_buildsys *open_tree(unsigned flags)
 {
 	lo_buildsys *bs = NULL;
 
-	assert_int_equal(lo_buildsys_open(&bs, tree, NULL, flags), 0);
+	assert_int_equal(lo_buildsys_open(&bs, tree, NULL, NULL, flags), 0);
 	assert_non_null(bs);
 	return bs;
 }
@@ -68,7 +68,7 @@ static void assert_same_when_walked_by_scan(const lo_buildsys *bs)
 	size_t i;
 
 	assert_int_equal(lo_walk_tree(tree, 3, keep, finds), 0);
-	assert_int_equal(lo_buildsys_open(&w, tree, finds, 0), 0);
+	assert_int_equal(lo_buildsys_open(&w, tree, finds, NULL, 0), 0);
 	lo_buildsys_finds_free(finds);
 	assert_non_null(w);
 	assert_string_equal(lo_buildsys_generator(w), lo_buildsys_generator(bs));
@@ -510,7 +510,7 @@ static void test_not_cmake(void **state)
 
 	snprintf(tree, sizeof(tree), "/tmp/leftover-unit-plain-%ld", (long)getpid());
 	sh("rm -rf '%s' && mkdir -p '%s'", tree, tree);
-	assert_int_equal(lo_buildsys_open(&bs, tree, NULL, LO_BUILDSYS_RECONFIGURE), 0);
+	assert_int_equal(lo_buildsys_open(&bs, tree, NULL, NULL, LO_BUILDSYS_RECONFIGURE), 0);
 	assert_null(bs);
 	assert_false(exists(".cmake"));
 	sh("rm -rf '%s'", tree);

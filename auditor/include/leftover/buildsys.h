@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "leftover/git.h"
 #include "leftover/map.h"
 #include "leftover/walk.h"
 
@@ -59,12 +60,14 @@ void lo_buildsys_finds_free(lo_buildsys_finds *f);
  * Open the model for a scan of `dir`: every build tree holding it (from
  * lo_buildsys_base_of down) or under it. Paths are then relative to that
  * base (lo_buildsys_base). `finds` is what a walk of `dir` kept; with NULL
- * the model walks `dir` itself. Returns 0 with *out NULL when there is no
+ * the model walks `dir` itself. `git` (borrowed, only during the call) is
+ * the repository holding `dir` when the caller has it open; with NULL the
+ * model opens it if it needs it. Returns 0 with *out NULL when there is no
  * tree and no evidence from the tree itself; a negative code only for
  * failures of the run itself.
  */
 int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds *finds,
-		     unsigned flags);
+		     lo_git *git, unsigned flags);
 
 /*
  * What a scan of `dir` (absolute, real) is judged against: the nearest

@@ -29,6 +29,9 @@ void lo_libgit2_shutdown(void);
 int lo_git_open(lo_git **out, const char *dir);
 void lo_git_free(lo_git *g);
 
+/* Is `g` the repository git finds from `dir`, so that one open serves both? */
+bool lo_git_holds(const lo_git *g, const char *dir);
+
 /* The work tree's real path, ending in '/'. */
 const char *lo_git_workdir(const lo_git *g);
 
