@@ -116,12 +116,16 @@ def test_without_git_one_line_says_so():
 
 
 def traced_scan(build, syscalls, trace):
-    """A scan of `build` under strace: its JSON and the trace's lines."""
+    """A scan of `build` under strace: its JSON and the trace's lines, a file
+    a thread (-ff), so that no call is split across lines by another's."""
     strace = lotest.need("strace", "strace")
-    p = lotest.run([strace, "-f", "-qq", "-e", "trace=" + syscalls, "-o", trace,
+    p = lotest.run([strace, "-ff", "-qq", "-e", "trace=" + syscalls, "-o", trace,
                     lotest.LEFTOVER, "scan", "--format", "json", build], check=False)
     assert p.returncode in (0, 1), p.stderr
-    return json.loads(p.stdout), trace.read_text(errors="replace").splitlines()
+    lines = []
+    for f in trace.parent.glob(trace.name + ".*"):
+        lines += f.read_text(errors="replace").splitlines()
+    return json.loads(p.stdout), lines
 
 
 def stats_of_tracked(src, build, exclude_build):
