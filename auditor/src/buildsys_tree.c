@@ -172,7 +172,7 @@ static bool follow_dev_link(const char *dir, const char *abs, char **named, char
  * older major than one written after that file beside it, the file is
  * superseded.
  */
-static void judge_dev_link(lo_buildsys *bs, const lo_git *g, const char *link)
+static void judge_dev_link(lo_buildsys *bs, lo_git *g, const char *link)
 {
 	const char *slash = strrchr(link, '/');
 	size_t dlen = slash ? (size_t)(slash - link) : 0, stem_len;
@@ -206,7 +206,7 @@ out:
 }
 
 /* An in-place extension `rel` (relative to the base) whose source git says is gone. */
-static void judge_extension(lo_buildsys *bs, const lo_git *g, const char *rel)
+static void judge_extension(lo_buildsys *bs, lo_git *g, const char *rel)
 {
 	static const char *const sources[] = { ".pyx", ".c", ".cpp", ".cxx" };
 	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;

@@ -123,7 +123,7 @@ void lo_clean_result_free(lo_clean_result *res)
 }
 
 /* Is `rel` (relative to the root) in the index of the repository holding the tree? */
-static bool is_tracked(const lo_git *g, const char *root, const char *rel)
+static bool is_tracked(lo_git *g, const char *root, const char *rel)
 {
 	lo_buf p = LO_BUF_INIT;
 	bool t;

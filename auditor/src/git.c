@@ -1,16 +1,17 @@
 /*
  * git.c - HEAD and the index of the repository holding a tree (see
- * git.h), read once through libgit2 and kept for the scan's threads, which
- * only read them; whether its work tree is dirty, found when asked; and
- * the history around a branch switch: where HEAD was when a build wrote
- * its files (HEAD's reflog, git's own record of checkouts) and which
- * commit dropped a target between two commits.
+ * git.h), read once through libgit2 (the index when first asked) and kept
+ * for the scan's threads, which only read them; whether its work tree is
+ * dirty, found when asked; and the history around a branch switch: where
+ * HEAD was when a build wrote its files (HEAD's reflog, git's own record
+ * of checkouts) and which commit dropped a target between two commits.
  */
 #include <dlfcn.h>
 #include <git2.h>
 #include <libssh2.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,15 @@
 
 struct lo_git {
 	git_repository *repo;
-	git_index *index; /* NULL for a bare repository */
+	/*
+	 * Read at the first question that needs it: the SARIF report and
+	 * explain's history (blame.c) open the repository for other things,
+	 * and an index of 100,000 files takes a sixth of a second and 18 MiB
+	 * to read. Judging threads may ask at once, hence the lock.
+	 */
+	pthread_mutex_t index_lock;
+	atomic_bool index_read;
+	git_index *index; /* NULL when it cannot be read */
 	char *workdir;    /* real path, ending in '/' */
 	char commit[GIT_OID_HEXSZ + 1];
 	char *branch;
@@ -89,6 +98,7 @@ int lo_git_open(lo_git **out, const char *dir)
 	*out = NULL;
 	lo_libgit2_init();
 	g = lo_xcalloc(1, sizeof(*g));
+	pthread_mutex_init(&g->index_lock, NULL);
 	g->dirty = -1;
 	if (git_repository_open_ext(&g->repo, dir, 0, NULL) < 0 ||
 	    !(wd = git_repository_workdir(g->repo)) || !realpath(wd, real)) {
@@ -99,10 +109,6 @@ int lo_git_open(lo_git **out, const char *dir)
 	strcpy(g->workdir, real);
 	if (g->workdir[strlen(real) - 1] != '/')
 		strcat(g->workdir, "/");
-	if (git_repository_index(&g->index, g->repo) < 0)
-		g->index = NULL;
-	else
-		git_index_find(NULL, g->index, ""); /* sorts the entries now, not under threads */
 	if (git_repository_head(&head, g->repo) == 0) {
 		const git_oid *oid = git_reference_target(head);
 
@@ -122,6 +128,7 @@ void lo_git_free(lo_git *g)
 	if (!g)
 		return;
 	git_index_free(g->index);
+	pthread_mutex_destroy(&g->index_lock);
 	git_repository_free(g->repo);
 	free(g->workdir);
 	free(g->branch);
@@ -148,6 +155,24 @@ bool lo_git_holds(const lo_git *g, const char *dir)
 const char *lo_git_workdir(const lo_git *g) { return g->workdir; }
 const char *lo_git_commit(const lo_git *g) { return g->commit; }
 const char *lo_git_branch(const lo_git *g) { return g->branch; }
+
+static git_index *index_of(lo_git *g)
+{
+	if (atomic_load_explicit(&g->index_read, memory_order_acquire))
+		return g->index;
+	pthread_mutex_lock(&g->index_lock);
+	if (!atomic_load_explicit(&g->index_read, memory_order_relaxed)) {
+		if (git_repository_index(&g->index, g->repo) < 0) {
+			g->index = NULL;
+			git_error_clear();
+		} else {
+			git_index_find(NULL, g->index, ""); /* sorts the entries now, not under threads */
+		}
+		atomic_store_explicit(&g->index_read, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&g->index_lock);
+	return g->index;
+}
 
 /* A diff's first delta is enough to call the work tree dirty. */
 static int stop_at_first(const git_diff *diff, const git_diff_delta *delta, const char *spec,
@@ -186,14 +211,14 @@ bool lo_git_dirty(lo_git *g)
 		  GIT_DIFF_IGNORE_SUBMODULES;
 	o.notify_cb = stop_at_first;
 	o.payload = &found;
-	git_diff_index_to_workdir(&diff, g->repo, g->index, &o);
+	git_diff_index_to_workdir(&diff, g->repo, index_of(g), &o);
 	git_diff_free(diff);
 	diff = NULL;
 	if (!found) {
 		/* an unborn branch has no tree: all the index is then a change */
 		if (git_repository_head(&head, g->repo) == 0)
 			git_reference_peel((git_object **)&tree, head, GIT_OBJECT_TREE);
-		git_diff_tree_to_index(&diff, g->repo, tree, g->index, &o);
+		git_diff_tree_to_index(&diff, g->repo, tree, index_of(g), &o);
 		git_diff_free(diff);
 		git_tree_free(tree);
 		git_reference_free(head);
@@ -203,14 +228,15 @@ bool lo_git_dirty(lo_git *g)
 	return found;
 }
 
-bool lo_git_tracks(const lo_git *g, const char *abs)
+bool lo_git_tracks(lo_git *g, const char *abs)
 {
 	size_t n = strlen(g->workdir);
+	git_index *index;
 
-	if (!g->index || strncmp(abs, g->workdir, n))
+	if (strncmp(abs, g->workdir, n) || !(index = index_of(g)))
 		return false;
 	/* git_index_find reads the in-memory index: safe from several threads */
-	return git_index_find(NULL, g->index, abs + n) == 0;
+	return git_index_find(NULL, index, abs + n) == 0;
 }
 
 /* Larger blobs are not searched: generated data, not the build's sources. */

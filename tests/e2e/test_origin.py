@@ -115,12 +115,13 @@ def test_without_git_one_line_says_so():
     shutil.rmtree(d)
 
 
-def traced_scan(build, syscalls, trace):
-    """A scan of `build` under strace: its JSON and the trace's lines, a file
-    a thread (-ff), so that no call is split across lines by another's."""
+def traced_scan(build, syscalls, trace, fmt="json"):
+    """A scan of `build` under strace: its report (JSON or SARIF) and the
+    trace's lines, a file a thread (-ff), so that no call is split across
+    lines by another's."""
     strace = lotest.need("strace", "strace")
     p = lotest.run([strace, "-ff", "-qq", "-e", "trace=" + syscalls, "-o", trace,
-                    lotest.LEFTOVER, "scan", "--format", "json", build], check=False)
+                    lotest.LEFTOVER, "scan", "--format", fmt, build], check=False)
     assert p.returncode in (0, 1), p.stderr
     lines = []
     for f in trace.parent.glob(trace.name + ".*"):
@@ -148,7 +149,8 @@ def test_the_index_is_read_as_for_a_build_outside_the_checkout():
     """The build tree's repository is the source's: one open of it serves
     the judging (which files are tracked), the build model (the Python
     tree's evidence) and the tree's record, so its index is read as often
-    as when only the record opens it, for a build beside the checkout."""
+    as when only the record opens it, for a build beside the checkout; the
+    SARIF report's open, for the path alone, does not read it."""
     src, beside = make_repo("origin-index-once")
     inside = src / "build"
     lotest.cmake_build(src, inside)
@@ -159,7 +161,11 @@ def test_the_index_is_read_as_for_a_build_outside_the_checkout():
         doc, lines = traced_scan(build, "open,openat,openat2", src.parent / ("trace-" + name))
         assert doc["trees"][0]["commit"], doc["trees"]  # git was read
         reads[name] = sum(index in line for line in lines)
-    assert reads["beside"] > 0 and reads["inside"] == reads["beside"], reads
+    # the SARIF report opens the repository again, for its work tree's path
+    doc, lines = traced_scan(inside, "open,openat,openat2", src.parent / "trace-sarif", "sarif")
+    assert doc["runs"][0]["automationDetails"]["id"].startswith("leftover/build/"), doc["runs"][0]
+    reads["sarif"] = sum(index in line for line in lines)
+    assert reads["beside"] > 0 and reads["inside"] == reads["beside"] == reads["sarif"], reads
 
 
 def test_a_clean_checkout_is_read_once():

@@ -45,8 +45,11 @@ const char *lo_git_branch(const lo_git *g);
  */
 bool lo_git_dirty(lo_git *g);
 
-/* Is the file at absolute path `abs` in the index? */
-bool lo_git_tracks(const lo_git *g, const char *abs);
+/*
+ * Is the file at absolute path `abs` in the index? The index is read at
+ * the first call; safe from several threads at once.
+ */
+bool lo_git_tracks(lo_git *g, const char *abs);
 
 /*
  * The files (paths relative to the work tree, owned, in diff order) that
