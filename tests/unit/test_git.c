@@ -7,7 +7,6 @@
  * reflog, and which commit dropped a name.
  */
 #include <limits.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,11 +166,8 @@ static void test_tracks_from_two_threads(void **state)
 {
 	lo_git *g = open_at("");
 	struct asker a[2] = { { g, 0 }, { g, 0 } };
-	pthread_t th;
 
-	assert_int_equal(pthread_create(&th, NULL, ask_tracks, &a[1]), 0);
-	ask_tracks(&a[0]);
-	pthread_join(th, NULL);
+	unit_two_threads(ask_tracks, &a[0], &a[1]);
 	assert_int_equal(a[0].yes, 100);
 	assert_int_equal(a[1].yes, 100);
 	lo_git_free(g);

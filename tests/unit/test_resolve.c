@@ -7,7 +7,6 @@
  * RPATH inheritance against RUNPATH, dynamic string tokens, version
  * matching and hidden versions.
  */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -780,7 +779,6 @@ static void on_two_workers(void *(*fn)(void *))
 	lo_resolver_opts opts = { 0 };
 	struct let_go_worker t[2];
 	lo_resolver_worker *w;
-	pthread_t th;
 	lo_resolver *r;
 	lo_host *h;
 
@@ -794,9 +792,7 @@ static void on_two_workers(void *(*fn)(void *))
 	lo_resolver_end(w);
 	t[0] = (struct let_go_worker){ r, h, 0, 0 };
 	t[1] = (struct let_go_worker){ r, h, 1, 0 };
-	assert_int_equal(pthread_create(&th, NULL, fn, &t[1]), 0);
-	fn(&t[0]);
-	pthread_join(th, NULL);
+	unit_two_threads(fn, &t[0], &t[1]);
 	assert_int_equal(t[0].wrong, 0);
 	assert_int_equal(t[1].wrong, 0);
 	lo_host_free(h);

@@ -5,6 +5,7 @@
 #ifndef LEFTOVER_TESTS_UNIT_H
 #define LEFTOVER_TESTS_UNIT_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,6 +55,19 @@ static inline long unit_rss_kib(const void *start, const char *path)
 	}
 	fclose(f);
 	return any ? sum : -1;
+}
+
+/*
+ * fn(a) on this thread and fn(b) on another at the same time, as the
+ * scan's judging threads run; back when both are done.
+ */
+static inline void unit_two_threads(void *(*fn)(void *), void *a, void *b)
+{
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, fn, b), 0);
+	fn(a);
+	pthread_join(th, NULL);
 }
 
 #endif
