@@ -427,7 +427,7 @@ static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own
 	lo_reason *r;
 	char *abs;
 
-	if (!f->path || (!bs && !s->git[it->root]))
+	if (!f->path || (!bs && it->tracked == LO_UNKNOWN))
 		return;
 	/* f->path is relative to the result's root, or absolute outside it */
 	if (f->path[0] == '/')
@@ -435,8 +435,7 @@ static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own
 	else if (asprintf(&abs, "%s%s%s", s->res->root, strcmp(s->res->root, "/") ? "/" : "",
 			  f->path) < 0)
 		abort();
-	if (s->git[it->root])
-		f->tracked = lo_git_tracks(s->git[it->root], abs) ? LO_TRUE : LO_FALSE;
+	f->tracked = it->tracked;
 	if (!bs || strncmp(abs, root, rlen) || abs[rlen] != '/') {
 		free(abs);
 		return;
