@@ -27,11 +27,12 @@
  * state.json. `near` (borrowed, may be NULL) is the repository the caller
  * has open around the build tree: read instead of opening the source's
  * again when it holds the source, as when the build is inside the
- * checkout (an index of 100,000 files takes a sixth of a second to read). `oldest` (called at most once, only when no scan saw another
- * commit) says when the tree's oldest candidate was written, 0 when
- * unknown. Sentences for the report (no git, a branch switch) go to
- * `notes`, owned. Returns false, leaving `o` untouched, when the source is
- * not known: not a build tree this can say anything about.
+ * checkout (an index of 100,000 files takes a sixth of a second to read).
+ * `oldest` (called at most once, only when no scan saw another commit)
+ * says when the tree's oldest candidate was written, 0 when unknown.
+ * Sentences for the report (no git, a branch switch) go to `notes`, owned.
+ * Returns false, leaving `o` untouched, when the source is not known: not
+ * a build tree this can say anything about.
  */
 bool lo_origin_record(lo_scan_origin *o, const char *build, const char *source, lo_git *near,
 		      time_t (*oldest)(void *payload), void *payload,
