@@ -1,17 +1,16 @@
 /*
  * git.c - HEAD and the index of the repository holding a tree (see
- * git.h), read once through libgit2 (the index when first asked) and kept
- * for the scan's threads, which only read them; whether its work tree is
- * dirty, found when asked; and the history around a branch switch: where
- * HEAD was when a build wrote its files (HEAD's reflog, git's own record
- * of checkouts) and which commit dropped a target between two commits.
+ * git.h), read once through libgit2 (the index when first asked); whether
+ * its work tree is dirty, found when asked; and the history around a
+ * branch switch: where HEAD was when a build wrote its files (HEAD's
+ * reflog, git's own record of checkouts) and which commit dropped a
+ * target between two commits.
  */
 #include <dlfcn.h>
 #include <git2.h>
 #include <libssh2.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,10 +24,9 @@ struct lo_git {
 	 * Read at the first question that needs it: the SARIF report and
 	 * explain's history (blame.c) open the repository for other things,
 	 * and an index of 100,000 files takes a sixth of a second and 18 MiB
-	 * to read. Judging threads may ask at once, hence the lock.
+	 * to read.
 	 */
-	pthread_mutex_t index_lock;
-	atomic_bool index_read;
+	bool index_read;
 	git_index *index; /* NULL when it cannot be read */
 	char *workdir;    /* real path, ending in '/' */
 	char commit[GIT_OID_HEXSZ + 1];
@@ -98,7 +96,6 @@ int lo_git_open(lo_git **out, const char *dir)
 	*out = NULL;
 	lo_libgit2_init();
 	g = lo_xcalloc(1, sizeof(*g));
-	pthread_mutex_init(&g->index_lock, NULL);
 	g->dirty = -1;
 	if (git_repository_open_ext(&g->repo, dir, 0, NULL) < 0 ||
 	    !(wd = git_repository_workdir(g->repo)) || !realpath(wd, real)) {
@@ -128,7 +125,6 @@ void lo_git_free(lo_git *g)
 	if (!g)
 		return;
 	git_index_free(g->index);
-	pthread_mutex_destroy(&g->index_lock);
 	git_repository_free(g->repo);
 	free(g->workdir);
 	free(g->branch);
@@ -158,19 +154,13 @@ const char *lo_git_branch(const lo_git *g) { return g->branch; }
 
 static git_index *index_of(lo_git *g)
 {
-	if (atomic_load_explicit(&g->index_read, memory_order_acquire))
+	if (g->index_read)
 		return g->index;
-	pthread_mutex_lock(&g->index_lock);
-	if (!atomic_load_explicit(&g->index_read, memory_order_relaxed)) {
-		if (git_repository_index(&g->index, g->repo) < 0) {
-			g->index = NULL;
-			git_error_clear();
-		} else {
-			git_index_find(NULL, g->index, ""); /* sorts the entries now, not under threads */
-		}
-		atomic_store_explicit(&g->index_read, true, memory_order_release);
+	g->index_read = true;
+	if (git_repository_index(&g->index, g->repo) < 0) {
+		g->index = NULL;
+		git_error_clear();
 	}
-	pthread_mutex_unlock(&g->index_lock);
 	return g->index;
 }
 
@@ -235,7 +225,6 @@ bool lo_git_tracks(lo_git *g, const char *abs)
 
 	if (strncmp(abs, g->workdir, n) || !(index = index_of(g)))
 		return false;
-	/* git_index_find reads the in-memory index: safe from several threads */
 	return git_index_find(NULL, index, abs + n) == 0;
 }
 

@@ -142,37 +142,6 @@ static void test_tracks(void **state)
 	lo_git_free(g);
 }
 
-struct asker {
-	lo_git *g;
-	int yes; /* how many of the answers were "tracked" */
-};
-
-static void *ask_tracks(void *arg)
-{
-	struct asker *a = arg;
-	int i;
-
-	for (i = 0; i < 200; i++)
-		a->yes += tracks(a->g, i % 2 ? "src/a.c" : "src/none.c");
-	return NULL;
-}
-
-/*
- * The index is read at the first question: two threads asking at once, as
- * the judging threads do, both get every answer right (ci/test-threads
- * runs this under ThreadSanitizer).
- */
-static void test_tracks_from_two_threads(void **state)
-{
-	lo_git *g = open_at("");
-	struct asker a[2] = { { g, 0 }, { g, 0 } };
-
-	unit_two_threads(ask_tracks, &a[0], &a[1]);
-	assert_int_equal(a[0].yes, 100);
-	assert_int_equal(a[1].yes, 100);
-	lo_git_free(g);
-}
-
 /* An unborn branch: no commit yet, nothing tracked until staged. */
 static void test_unborn(void **state)
 {
@@ -295,7 +264,6 @@ int main(void)
 		cmocka_unit_test_setup(test_head_commit_and_branch, setup),
 		cmocka_unit_test_setup(test_dirty, setup),
 		cmocka_unit_test_setup(test_tracks, setup),
-		cmocka_unit_test_setup(test_tracks_from_two_threads, setup),
 		cmocka_unit_test_setup(test_unborn, setup),
 		cmocka_unit_test_setup(test_no_repository, setup),
 		cmocka_unit_test_setup(test_head_at_by_reflog, setup),

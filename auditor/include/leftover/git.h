@@ -47,7 +47,7 @@ bool lo_git_dirty(lo_git *g);
 
 /*
  * Is the file at absolute path `abs` in the index? The index is read at
- * the first call; safe from several threads at once.
+ * the first call, and kept: not from two threads at once.
  */
 bool lo_git_tracks(lo_git *g, const char *abs);
 
