@@ -307,10 +307,9 @@ static void record_origin(scan *s, size_t root)
  * are let go. A checkout's index and what libgit2 read of it (18 MiB of
  * heap for 104,000 files, its pack's pages) would otherwise count against
  * the judging's memory (resolve.h), which would then keep fewer libraries
- * and read them again: a scan of scale 1 inside such a checkout took 3.5
- * to 5.4 s instead of a fraction of one. malloc_trim gives the freed heap
- * back, so that the budget, which reads the process's resident memory,
- * sees it gone.
+ * and read them again: a scan of bench scale 1 inside such a checkout took
+ * 5.4 s instead of 1.6. malloc_trim gives the freed heap back, so that the
+ * budget, which reads the process's resident memory, sees it gone.
  */
 static void mark_tracked_let_go(scan *s)
 {

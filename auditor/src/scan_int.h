@@ -56,7 +56,7 @@ typedef struct scan {
 	lo_buildsys_finds *finds; /* what the build's model asks of the root being walked */
 	lo_buildsys **bs;      /* per root: its build system model, or NULL */
 	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
-	lo_git **git;          /* per root: the repository holding it, or NULL; let go before the judging */
+	lo_git **git;          /* per root: the repository holding it, or NULL; freed before judging */
 } scan;
 
 /* Free a scan's state (scan.c), which its result owns; NULL does nothing. */
