@@ -150,6 +150,24 @@ def scan(*dirs, args=(), user=None, env=None):
     return Scan(leftover("scan", "--format", "json", *args, *dirs, user=user, env=env))
 
 
+def traced_scan(tree, syscalls, trace, fmt="json"):
+    """`leftover scan --format FMT TREE` under strace (installed from Debian
+    when missing), tracing `syscalls` into TRACE.<tid>, a file a thread
+    (-ff), so that no call is split across lines by another's: the parsed
+    report and the trace's lines."""
+    strace = need("strace", "strace")
+    # LeakSanitizer cannot work under ptrace: in the ASan run it would end
+    # the process at its exit, before the report on stdout is flushed
+    asan = (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    p = run([strace, "-ff", "-qq", "-e", "trace=" + syscalls, "-o", trace,
+             LEFTOVER, "scan", "--format", fmt, tree], check=False, env={"ASAN_OPTIONS": asan})
+    assert p.returncode in (0, 1) and p.stdout, p.stderr
+    lines = []
+    for f in Path(trace).parent.glob(Path(trace).name + ".*"):
+        lines += f.read_text(errors="replace").splitlines()
+    return json.loads(p.stdout), lines
+
+
 def cc(out, source, *flags, shared=True, cwd=None):
     """Compile C source text into `out` (a shared object unless shared=False).
 

@@ -8,8 +8,6 @@ line saying so and everything else works. A build inside its checkout
 costs one open of the repository and one reading of the checkout, up to
 its first change (strace).
 """
-import json
-import os
 import shutil
 import tempfile
 import time
@@ -116,24 +114,6 @@ def test_without_git_one_line_says_so():
     shutil.rmtree(d)
 
 
-def traced_scan(build, syscalls, trace, fmt="json"):
-    """A scan of `build` under strace: its report (JSON or SARIF) and the
-    trace's lines, a file a thread (-ff), so that no call is split across
-    lines by another's."""
-    strace = lotest.need("strace", "strace")
-    # LeakSanitizer cannot work under ptrace: in the ASan run it would end
-    # the process at its exit, before the report on stdout is flushed
-    asan = (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-    p = lotest.run([strace, "-ff", "-qq", "-e", "trace=" + syscalls, "-o", trace,
-                    lotest.LEFTOVER, "scan", "--format", fmt, build], check=False,
-                   env={"ASAN_OPTIONS": asan})
-    assert p.returncode in (0, 1) and p.stdout, p.stderr
-    lines = []
-    for f in trace.parent.glob(trace.name + ".*"):
-        lines += f.read_text(errors="replace").splitlines()
-    return json.loads(p.stdout), lines
-
-
 def stats_of_tracked(src, build, exclude_build):
     """A scan of `build` inside the checkout `src`: its JSON, and how often
     each tracked file was looked at: lstat, as a reading of the work tree
@@ -143,7 +123,7 @@ def stats_of_tracked(src, build, exclude_build):
         with open(src / ".git" / "info" / "exclude", "a") as f:
             f.write("/build/\n")
     tracked = lotest.git(src, "ls-files").split()
-    doc, lines = traced_scan(build, "stat,lstat,newfstatat,statx",
+    doc, lines = lotest.traced_scan(build, "stat,lstat,newfstatat,statx",
                              src.parent / ("trace-%d" % exclude_build))
     lstats = [line for line in lines if "lstat(" in line or "AT_SYMLINK_NOFOLLOW" in line]
     looks = {t: sum('"%s/%s"' % (src.resolve(), t) in line for line in lstats) for t in tracked}
@@ -163,11 +143,13 @@ def test_the_index_is_read_as_for_a_build_outside_the_checkout():
     index = '"%s"' % (src.resolve() / ".git" / "index")
     reads = {}
     for name, build in (("inside", inside), ("beside", beside)):
-        doc, lines = traced_scan(build, "open,openat,openat2", src.parent / ("trace-" + name))
+        doc, lines = lotest.traced_scan(build, "open,openat,openat2",
+                                        src.parent / ("trace-" + name))
         assert doc["trees"][0]["commit"], doc["trees"]  # git was read
         reads[name] = sum(index in line for line in lines)
     # the SARIF report opens the repository again, for its work tree's path
-    doc, lines = traced_scan(inside, "open,openat,openat2", src.parent / "trace-sarif", "sarif")
+    doc, lines = lotest.traced_scan(inside, "open,openat,openat2", src.parent / "trace-sarif",
+                                    "sarif")
     assert doc["runs"][0]["automationDetails"]["id"].startswith("leftover/build/"), doc["runs"][0]
     reads["sarif"] = sum(index in line for line in lines)
     assert reads["beside"] > 0 and reads["inside"] == reads["beside"] == reads["sarif"], reads
