@@ -17,6 +17,7 @@
 #include "leftover/buf.h"
 #include "leftover/error.h"
 #include "leftover/git.h"
+#include "git_int.h"
 
 struct lo_git {
 	git_repository *repo;
@@ -180,7 +181,9 @@ static int stop_at_first(const git_diff *diff, const git_diff_delta *delta, cons
  * tree against the index first, where a build directory inside the
  * checkout and not ignored is found as soon as its name comes, then the
  * index against HEAD. A clean checkout is still read whole (every tracked
- * file's stat, HEAD's trees), so this is done only when asked.
+ * file's stat, HEAD's trees), so this is done only when asked, and the
+ * work tree by stat alone first (git_worktree.c): libgit2's diff of it
+ * runs only when that cannot vouch for it.
  */
 bool lo_git_dirty(lo_git *g)
 {
@@ -201,9 +204,11 @@ bool lo_git_dirty(lo_git *g)
 		  GIT_DIFF_IGNORE_SUBMODULES;
 	o.notify_cb = stop_at_first;
 	o.payload = &found;
-	git_diff_index_to_workdir(&diff, g->repo, index_of(g), &o);
-	git_diff_free(diff);
-	diff = NULL;
+	if (!lo_git_worktree_as_indexed(g->repo, index_of(g), g->workdir)) {
+		git_diff_index_to_workdir(&diff, g->repo, index_of(g), &o);
+		git_diff_free(diff);
+		diff = NULL;
+	}
 	if (!found) {
 		/* an unborn branch has no tree: all the index is then a change */
 		if (git_repository_head(&head, g->repo) == 0)

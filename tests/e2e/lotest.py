@@ -153,13 +153,14 @@ def scan(*dirs, args=(), user=None, env=None):
 def traced_scan(tree, syscalls, trace, fmt="json"):
     """`leftover scan --format FMT TREE` under strace (installed from Debian
     when missing), tracing `syscalls` into TRACE.<tid>, a file a thread
-    (-ff), so that no call is split across lines by another's: the parsed
-    report and the trace's lines."""
+    (-ff), so that no call is split across lines by another's, with each
+    descriptor's path beside it (-y: `7</dir>`): the parsed report and the
+    trace's lines."""
     strace = need("strace", "strace")
     # LeakSanitizer cannot work under ptrace: in the ASan run it would end
     # the process at its exit, before the report on stdout is flushed
     asan = (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-    p = run([strace, "-ff", "-qq", "-e", "trace=" + syscalls, "-o", trace,
+    p = run([strace, "-ff", "-qq", "-y", "-e", "trace=" + syscalls, "-o", trace,
              LEFTOVER, "scan", "--format", fmt, tree], check=False, env={"ASAN_OPTIONS": asan})
     assert p.returncode in (0, 1) and p.stdout, p.stderr
     lines = []

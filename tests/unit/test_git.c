@@ -2,7 +2,8 @@
  * test_git.c - what the git module says of a real repository that the
  * test makes with git itself: HEAD's commit and branch (detached, unborn),
  * a dirty work tree (and ignored files that are not dirt, a change only
- * staged that is), and which files are tracked, by absolute path,
+ * staged that is), as git status itself says it, also where the work tree
+ * is judged by stat alone, and which files are tracked, by absolute path,
  * including one only staged; where HEAD was at a given time by the
  * reflog, and which commit dropped a name.
  */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -20,6 +22,7 @@
 #include "unit.h"
 
 #include "leftover/git.h"
+#include "git_int.h"
 
 static char repo[PATH_MAX];
 
@@ -118,6 +121,154 @@ static void test_dirty(void **state)
 	assert_true(lo_git_dirty(g));
 	assert_true(lo_git_dirty(g)); /* asked again, the same */
 	lo_git_free(g);
+}
+
+/*
+ * Does git itself list a change, and one in the work tree (its second
+ * column, or an untracked file)? Without refreshing the index, which
+ * would change what is tested.
+ */
+static bool git_lists_changes(bool *in_worktree)
+{
+	char cmd[PATH_MAX + 128], line[512];
+	bool any = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git --no-optional-locks status --porcelain", repo);
+	assert_non_null(p = popen(cmd, "r"));
+	*in_worktree = false;
+	while (fgets(line, sizeof(line), p)) {
+		any = true;
+		if (line[1] != ' ')
+			*in_worktree = true;
+	}
+	assert_int_equal(pclose(p), 0);
+	return any;
+}
+
+/* Does the walk by stat alone, which lo_git_dirty asks first, vouch for the work tree? */
+static bool vouched_by_stat(void)
+{
+	git_repository *r;
+	git_index *index;
+	char wd[PATH_MAX + 2];
+	bool yes;
+
+	lo_libgit2_init();
+	assert_int_equal(git_repository_open(&r, repo), 0);
+	assert_int_equal(git_repository_index(&index, r), 0);
+	snprintf(wd, sizeof(wd), "%s/", repo);
+	yes = lo_git_worktree_as_indexed(r, index, wd);
+	git_index_free(index);
+	git_repository_free(r);
+	lo_libgit2_shutdown();
+	return yes;
+}
+
+/*
+ * The checkout as a build finds it: written a while ago, and the index
+ * refreshed since, so that no entry is too recent for its stat to count.
+ */
+static void settled(void)
+{
+	setup(NULL);
+	sh("cd '%s' && find . -path ./.git -prune -o -print0 | xargs -0 touch -h -d '-1 hour' && "
+	   "git update-index -q --refresh",
+	   repo);
+}
+
+/*
+ * lo_git_dirty says what git status says (`dirty`, which the change made
+ * must give git too), and the walk by stat vouches for no work tree git
+ * lists a change in; `vouched` 1 or 0 where it must, -1 where either is
+ * right.
+ */
+static void dirty_as_git(bool dirty, int vouched)
+{
+	lo_git *g = open_at("");
+	bool by_stat = vouched_by_stat(), in_worktree;
+
+	assert_int_equal(git_lists_changes(&in_worktree), dirty);
+	assert_int_equal(lo_git_dirty(g), dirty);
+	if (in_worktree)
+		assert_false(by_stat);
+	if (vouched >= 0)
+		assert_int_equal(by_stat, vouched);
+	lo_git_free(g);
+}
+
+/* Changes git lists, and ones it does not, in a settled checkout. */
+static void test_dirty_by_stat(void **state)
+{
+	settled();
+	dirty_as_git(false, 1); /* nothing to ask libgit2 */
+	sh("touch '%s/src/a.o'", repo);
+	dirty_as_git(false, 1); /* an ignored file beside tracked ones */
+	settled();
+	sh("mkdir '%s/empty'", repo);
+	dirty_as_git(false, -1); /* git lists no empty directory */
+	settled();
+	sh("echo 'int n;' > '%s/src/new.c'", repo);
+	dirty_as_git(true, 0);
+	settled();
+	sh("chmod +x '%s/src/a.c'", repo);
+	dirty_as_git(true, 0);
+	settled();
+	sh("rm '%s/src/a.c'", repo);
+	dirty_as_git(true, 0);
+	settled();
+	sh("cd '%1$s' && rm -rf '%1$s.lib' && mv lib '%1$s.lib' && ln -s '%1$s.lib' lib", repo);
+	dirty_as_git(true, 0); /* a tracked directory now a link to it, outside the work tree */
+	settled();
+	sh("cd '%s' && rm src/a.c && mkdir src/a.c", repo);
+	dirty_as_git(true, 0);
+	settled();
+	sh("cd '%s' && echo 'int b;' >> src/a.c && " GIT " add src/a.c && touch -d '-1 hour' src/a.c && "
+	   "git update-index -q --refresh",
+	   repo);
+	dirty_as_git(true, 1); /* only staged: the work tree is vouched for, HEAD is not the index */
+}
+
+/*
+ * The index records for src/a.c the stat its file has now, with the id of
+ * HEAD's blob while the file holds other bytes of the same size. git
+ * trusts the stat of an entry older than the index, and lists nothing;
+ * made as recent as the index, the entry is racily clean and git reads
+ * the file.
+ */
+static void test_dirty_racily_clean(void **state)
+{
+	git_repository *r;
+	git_index *index;
+	git_index_entry e;
+	char path[PATH_MAX + 16];
+	struct stat st;
+
+	settled();
+	sh("cd '%s' && printf 'int b;\\n' > src/a.c && touch -d '-2 hours' src/a.c", repo);
+	snprintf(path, sizeof(path), "%s/src/a.c", repo);
+	assert_int_equal(stat(path, &st), 0);
+	lo_libgit2_init();
+	assert_int_equal(git_repository_open(&r, repo), 0);
+	assert_int_equal(git_repository_index(&index, r), 0);
+	e = *git_index_get_bypath(index, "src/a.c", 0);
+	e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+	e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+	e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+	e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+	e.dev = (uint32_t)st.st_dev;
+	e.ino = (uint32_t)st.st_ino;
+	e.uid = st.st_uid;
+	e.gid = st.st_gid;
+	e.file_size = (uint32_t)st.st_size;
+	assert_int_equal(git_index_add(index, &e), 0);
+	assert_int_equal(git_index_write(index), 0);
+	git_index_free(index);
+	git_repository_free(r);
+	lo_libgit2_shutdown();
+	dirty_as_git(false, 1);
+	sh("touch -d '-3 hours' '%s/.git/index'", repo);
+	dirty_as_git(true, 0);
 }
 
 /* Tracked means in the index: committed or staged; never a path outside the work tree. */
@@ -263,6 +414,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_head_commit_and_branch, setup),
 		cmocka_unit_test_setup(test_dirty, setup),
+		cmocka_unit_test(test_dirty_by_stat),
+		cmocka_unit_test(test_dirty_racily_clean),
 		cmocka_unit_test_setup(test_tracks, setup),
 		cmocka_unit_test_setup(test_unborn, setup),
 		cmocka_unit_test_setup(test_no_repository, setup),
