@@ -8,6 +8,8 @@
  */
 #include <dlfcn.h>
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <libssh2.h>
 #include <limits.h>
 #include <pthread.h>
@@ -177,6 +179,38 @@ static int stop_at_first(const git_diff *diff, const git_diff_delta *delta, cons
 }
 
 /*
+ * Is `tree` the tree the index's entries make? Its id is taken from the
+ * index's cache of tree ids where git keeps that valid (a checkout, a
+ * commit); else the trees are written, into an object database in memory,
+ * never the repository's. The same id is the same paths, modes and blobs:
+ * nothing staged. A different one, or an index that makes no tree (a
+ * conflict), is left to the diff, which ignores what this cannot
+ * (submodules).
+ */
+static bool index_holds_tree(git_index *index, const git_oid *tree)
+{
+	git_odb *odb = NULL;
+	git_odb_backend *memory = NULL;
+	git_repository *scratch = NULL;
+	git_oid made;
+	bool same = false;
+
+	if (!index || git_odb_new(&odb) < 0 || git_mempack_new(&memory) < 0)
+		goto out;
+	if (git_odb_add_backend(odb, memory, 1) < 0) {
+		memory->free(memory);
+		goto out;
+	}
+	if (git_repository_wrap_odb(&scratch, odb) == 0)
+		same = git_index_write_tree_to(&made, index, scratch) == 0 && git_oid_equal(&made, tree);
+out:
+	git_repository_free(scratch);
+	git_odb_free(odb);
+	git_error_clear();
+	return same;
+}
+
+/*
  * What `git status` would list, but only until its first entry: the work
  * tree against the index first, where a build directory inside the
  * checkout and not ignored is found as soon as its name comes, then the
@@ -213,7 +247,8 @@ bool lo_git_dirty(lo_git *g)
 		/* an unborn branch has no tree: all the index is then a change */
 		if (git_repository_head(&head, g->repo) == 0)
 			git_reference_peel((git_object **)&tree, head, GIT_OBJECT_TREE);
-		git_diff_tree_to_index(&diff, g->repo, tree, index_of(g), &o);
+		if (!tree || !index_holds_tree(index_of(g), git_tree_id(tree)))
+			git_diff_tree_to_index(&diff, g->repo, tree, index_of(g), &o);
 		git_diff_free(diff);
 		git_tree_free(tree);
 		git_reference_free(head);

@@ -223,6 +223,11 @@ static void test_dirty_by_stat(void **state)
 	sh("cd '%s' && rm src/a.c && mkdir src/a.c", repo);
 	dirty_as_git(true, 0);
 	settled();
+	sh("cd '%s' && touch src/a.c && " GIT " add src/a.c && touch -d '-1 hour' src/a.c && "
+	   "git update-index -q --refresh",
+	   repo);
+	dirty_as_git(false, 1); /* added again unchanged: the index's cached tree ids are gone */
+	settled();
 	sh("cd '%s' && echo 'int b;' >> src/a.c && " GIT " add src/a.c && touch -d '-1 hour' src/a.c && "
 	   "git update-index -q --refresh",
 	   repo);
