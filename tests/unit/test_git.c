@@ -169,12 +169,17 @@ static bool vouched_by_stat(void)
  * The checkout as a build finds it: written a while ago, and the index
  * refreshed since, so that no entry is too recent for its stat to count.
  */
-static void settled(void)
+static void settle(void)
 {
-	setup(NULL);
 	sh("cd '%s' && find . -path ./.git -prune -o -print0 | xargs -0 touch -h -d '-1 hour' && "
 	   "git update-index -q --refresh",
 	   repo);
+}
+
+static void settled(void)
+{
+	setup(NULL);
+	settle();
 }
 
 /*
@@ -232,6 +237,18 @@ static void test_dirty_by_stat(void **state)
 	   "git update-index -q --refresh",
 	   repo);
 	dirty_as_git(true, 1); /* only staged: the work tree is vouched for, HEAD is not the index */
+}
+
+/* Enough directories for the walk's second thread; a change in the last one is found. */
+static void test_dirty_many_directories(void **state)
+{
+	sh("cd '%s' && for i in $(seq 100 299); do mkdir -p d/$i && echo $i > d/$i/f.c; done && " GIT
+	   " add -A && " GIT " commit -q -m many",
+	   repo);
+	settle();
+	dirty_as_git(false, 1);
+	sh("echo 2 >> '%s/d/299/f.c'", repo);
+	dirty_as_git(true, 0);
 }
 
 /*
@@ -421,6 +438,7 @@ int main(void)
 		cmocka_unit_test_setup(test_dirty, setup),
 		cmocka_unit_test(test_dirty_by_stat),
 		cmocka_unit_test(test_dirty_racily_clean),
+		cmocka_unit_test_setup(test_dirty_many_directories, setup),
 		cmocka_unit_test_setup(test_tracks, setup),
 		cmocka_unit_test_setup(test_unborn, setup),
 		cmocka_unit_test_setup(test_no_repository, setup),
