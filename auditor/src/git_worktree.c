@@ -6,7 +6,7 @@
  * file by its absolute path and looks for a .gitignore in every
  * directory: for a checkout of 104,000 files, 190,000 system calls and
  * most of a second on a paravirtualised machine, where git status takes
- * 0.4. A clean checkout is the common case before a test run, and git
+ * 0.4 to 0.5. A clean checkout is the common case before a test run, and git
  * itself calls a file unchanged when its stat is the one the index
  * recorded (read-cache.c, ie_match_stat), unless the index was written
  * too soon after the file for that to be trusted (racily clean). This
@@ -39,8 +39,6 @@
  * sources (objects of an in-source build) is the kind its walk is for.
  */
 #define LO_WORKTREE_IGNORE_CHECKS 2048
-/* Fewer directories than this are read on one thread: a thread costs more. */
-#define LO_WORKTREE_SPLIT 64
 
 /* A directory the index holds files under: entries [lo, hi), below path[0, plen). */
 typedef struct unit {
@@ -271,7 +269,7 @@ static bool all_as_indexed(walk *w, size_t entries)
 	if (!unit_as_indexed(w, &w->units[0]))
 		return false;
 	atomic_store(&w->next, 1);
-	if (w->count >= LO_WORKTREE_SPLIT && sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+	if (w->count > 1 && sysconf(_SC_NPROCESSORS_ONLN) >= 2)
 		helped = pthread_create(&helper, NULL, run_units, w) == 0;
 	run_units(w);
 	if (helped)

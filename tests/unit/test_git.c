@@ -239,7 +239,7 @@ static void test_dirty_by_stat(void **state)
 	dirty_as_git(true, 1); /* only staged: the work tree is vouched for, HEAD is not the index */
 }
 
-/* Enough directories for the walk's second thread; a change in the last one is found. */
+/* Both of the walk's threads read many directories; a change in the last one is found. */
 static void test_dirty_many_directories(void **state)
 {
 	sh("cd '%s' && for i in $(seq 100 299); do mkdir -p d/$i && echo $i > d/$i/f.c; done && " GIT
