@@ -224,7 +224,7 @@ static bool dir_as_indexed(walk *w, const unit *u, int fd)
 
 static bool unit_as_indexed(walk *w, const unit *u)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], *last;
 	int fd;
 	bool ok;
 
@@ -233,6 +233,10 @@ static bool unit_as_indexed(walk *w, const unit *u)
 	if (u->plen) {
 		memcpy(path, w->e[u->lo]->path, u->plen - 1);
 		path[u->plen - 1] = '\0';
+		/* git writes no "", "." or ".." component; an index that has one is not followed there */
+		last = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
+			return false;
 	} else {
 		strcpy(path, ".");
 	}
