@@ -32,11 +32,12 @@
 #include "git_int.h"
 
 /*
- * Names outside the index, each asked of libgit2's ignore rules: about
- * 0.1 ms a name (240 ignored files in bench/make-checkout's directories
- * added 10 to 30 ms to the walk's 230). Past this many, libgit2's diff
- * (800 ms there) decides: a tree of that many ignored files beside its
- * sources (objects of an in-source build) is the kind its walk is for.
+ * Names outside the index (and in untracked directories), each asked of
+ * libgit2's ignore rules: about 0.1 ms a name (240 ignored files in
+ * bench/make-checkout's directories added 10 to 30 ms to the walk's
+ * 230). Past this many, libgit2's diff (800 ms there) decides: a tree of
+ * that many ignored files beside its sources (objects of an in-source
+ * build) is the kind its walk is for.
  */
 #define LO_WORKTREE_IGNORE_CHECKS 2048
 
@@ -156,6 +157,52 @@ static bool ignored(walk *w, const char *prefix, size_t plen, const char *name)
 	return yes;
 }
 
+/* Deeper than this, an untracked directory is left to libgit2. */
+#define LO_WORKTREE_UNTRACKED_DEPTH 32
+
+/*
+ * Would git list nothing in `name`, an untracked directory under dfd at
+ * path prefix[0, plen)? Everything in it ignored, or a directory that is
+ * so in turn (an empty one too): what the diff, entering untracked
+ * directories, passes over. A repository inside is listed by git, and a
+ * type getdents does not give is not looked into: both left to libgit2.
+ * Such directories are what a branch switch leaves where its files had
+ * ignored ones beside them (__pycache__, objects of an in-source build).
+ */
+static bool untracked_unlisted(walk *w, int dfd, const char *prefix, size_t plen, const char *name,
+			       unsigned depth)
+{
+	_Alignas(struct dirent64) char buf[4096];
+	lo_buf path = LO_BUF_INIT;
+	ssize_t got = -1;
+	bool ok = true;
+	int fd;
+
+	if (depth >= LO_WORKTREE_UNTRACKED_DEPTH ||
+	    (fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return false;
+	lo_buf_add(&path, prefix, plen);
+	lo_buf_puts(&path, name);
+	lo_buf_putc(&path, '/');
+	while (ok && (got = getdents64(fd, buf, sizeof(buf))) > 0) {
+		size_t pos;
+
+		for (pos = 0; ok && pos < (size_t)got; pos += ((struct dirent64 *)(buf + pos))->d_reclen) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf + pos);
+
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			ok = strcmp(de->d_name, ".git") &&
+			     (ignored(w, path.ptr, path.len, de->d_name) ||
+			      (de->d_type == DT_DIR &&
+			       untracked_unlisted(w, fd, path.ptr, path.len, de->d_name, depth + 1)));
+		}
+	}
+	close(fd);
+	lo_buf_dispose(&path);
+	return ok && got == 0;
+}
+
 /* u's names by the index, each once, sorted for lookups; *n of them. */
 static child *children_of(const walk *w, const unit *u, size_t *n)
 {
@@ -175,20 +222,23 @@ static child *children_of(const walk *w, const unit *u, size_t *n)
 }
 
 /*
- * Is one name directory u lists as the index would have it: one it holds
- * (a file's stat is compared below; a subdirectory is opened, not
- * followed, as its own unit), or one ignored?
+ * Is one name directory u (open as fd) lists as the index would have it:
+ * one it holds (a file's stat is compared below; a subdirectory is
+ * opened, not followed, as its own unit), one ignored, or a directory
+ * git would list nothing in?
  */
-static bool name_as_indexed(walk *w, const unit *u, const child *kids, size_t n,
+static bool name_as_indexed(walk *w, const unit *u, int fd, const child *kids, size_t n,
 			    const struct dirent64 *de)
 {
 	child c = { de->d_name, strlen(de->d_name), NULL };
+	const char *prefix = w->e[u->lo]->path;
 
 	if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 	    (u->plen == 0 && !strcmp(de->d_name, ".git")))
 		return true;
 	return bsearch(&c, kids, n, sizeof(*kids), child_cmp) ||
-	       ignored(w, w->e[u->lo]->path, u->plen, de->d_name);
+	       ignored(w, prefix, u->plen, de->d_name) ||
+	       (de->d_type == DT_DIR && untracked_unlisted(w, fd, prefix, u->plen, de->d_name, 0));
 }
 
 /* Directory u, open as fd: its names, then the stat of each file it holds. */
@@ -204,7 +254,7 @@ static bool dir_as_indexed(walk *w, const unit *u, int fd)
 		size_t pos;
 
 		for (pos = 0; ok && pos < (size_t)got; pos += ((struct dirent64 *)(buf + pos))->d_reclen)
-			ok = name_as_indexed(w, u, kids, n, (struct dirent64 *)(buf + pos));
+			ok = name_as_indexed(w, u, fd, kids, n, (struct dirent64 *)(buf + pos));
 	}
 	ok = ok && got == 0;
 	for (i = 0; ok && i < n; i++) {

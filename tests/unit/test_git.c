@@ -211,7 +211,14 @@ static void test_dirty_by_stat(void **state)
 	dirty_as_git(false, 1); /* an ignored file beside tracked ones */
 	settled();
 	sh("mkdir '%s/empty'", repo);
-	dirty_as_git(false, -1); /* git lists no empty directory */
+	dirty_as_git(false, 1); /* git lists no empty directory */
+	sh("cd '%s' && mkdir -p objs/deep && touch objs/b.o objs/deep/c.o", repo);
+	dirty_as_git(false, 1); /* nor one of ignored files only, as a branch switch leaves */
+	sh("touch '%s/objs/deep/c.c'", repo);
+	dirty_as_git(true, 0); /* but a file not ignored, however deep */
+	settled();
+	sh("cd '%s' && git init -q nested", repo);
+	dirty_as_git(true, 0); /* a repository inside is listed, empty or not */
 	settled();
 	sh("echo 'int n;' > '%s/src/new.c'", repo);
 	dirty_as_git(true, 0);
