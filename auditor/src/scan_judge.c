@@ -421,22 +421,26 @@ static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const ch
 static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own)
 {
 	const lo_buildsys *bs = s->bs ? s->bs[it->root] : NULL;
-	const char *root = bs ? s->build_dirs[it->root] : s->roots[it->root];
-	size_t rlen = strlen(root);
+	const char *root;
+	size_t rlen;
 	lo_orphan_verdict v;
 	lo_reason *r;
 	char *abs;
 
-	if (!f->path || (!bs && it->tracked == LO_UNKNOWN))
+	if (!f->path)
 		return;
+	f->tracked = it->tracked;
+	if (!bs)
+		return;
+	root = s->build_dirs[it->root];
+	rlen = strlen(root);
 	/* f->path is relative to the result's root, or absolute outside it */
 	if (f->path[0] == '/')
 		abs = lo_xstrdup(f->path);
 	else if (asprintf(&abs, "%s%s%s", s->res->root, strcmp(s->res->root, "/") ? "/" : "",
 			  f->path) < 0)
 		abort();
-	f->tracked = it->tracked;
-	if (!bs || strncmp(abs, root, rlen) || abs[rlen] != '/') {
+	if (strncmp(abs, root, rlen) || abs[rlen] != '/') {
 		free(abs);
 		return;
 	}
