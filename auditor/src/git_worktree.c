@@ -17,6 +17,7 @@
  * answer faster, never different.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/walk.h"
 #include "git_int.h"
 
 /*
@@ -172,35 +174,28 @@ static bool ignored(walk *w, const char *prefix, size_t plen, const char *name)
 static bool untracked_unlisted(walk *w, int dfd, const char *prefix, size_t plen, const char *name,
 			       unsigned depth)
 {
-	_Alignas(struct dirent64) char buf[4096];
 	lo_buf path = LO_BUF_INIT;
-	ssize_t got = -1;
+	const struct dirent64 *de;
+	lo_dirstream *dir;
 	bool ok = true;
 	int fd;
 
 	if (depth >= LO_WORKTREE_UNTRACKED_DEPTH ||
 	    (fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return false;
+	dir = lo_dirstream_new(fd);
 	lo_buf_add(&path, prefix, plen);
 	lo_buf_puts(&path, name);
 	lo_buf_putc(&path, '/');
-	while (ok && (got = getdents64(fd, buf, sizeof(buf))) > 0) {
-		size_t pos;
-
-		for (pos = 0; ok && pos < (size_t)got; pos += ((struct dirent64 *)(buf + pos))->d_reclen) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf + pos);
-
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			ok = strcmp(de->d_name, ".git") &&
-			     (ignored(w, path.ptr, path.len, de->d_name) ||
-			      (de->d_type == DT_DIR &&
-			       untracked_unlisted(w, fd, path.ptr, path.len, de->d_name, depth + 1)));
-		}
-	}
-	close(fd);
+	while (ok && (de = lo_dirstream_next(dir)))
+		ok = strcmp(de->d_name, ".git") &&
+		     (ignored(w, path.ptr, path.len, de->d_name) ||
+		      (de->d_type == DT_DIR &&
+		       untracked_unlisted(w, fd, path.ptr, path.len, de->d_name, depth + 1)));
+	ok = ok && errno == 0;
+	lo_dirstream_free(dir);
 	lo_buf_dispose(&path);
-	return ok && got == 0;
+	return ok;
 }
 
 /* u's names by the index, each once, sorted for lookups; *n of them. */
@@ -233,30 +228,25 @@ static bool name_as_indexed(walk *w, const unit *u, int fd, const child *kids, s
 	child c = { de->d_name, strlen(de->d_name), NULL };
 	const char *prefix = w->e[u->lo]->path;
 
-	if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-	    (u->plen == 0 && !strcmp(de->d_name, ".git")))
+	if (u->plen == 0 && !strcmp(de->d_name, ".git"))
 		return true;
 	return bsearch(&c, kids, n, sizeof(*kids), child_cmp) ||
 	       ignored(w, prefix, u->plen, de->d_name) ||
 	       (de->d_type == DT_DIR && untracked_unlisted(w, fd, prefix, u->plen, de->d_name, 0));
 }
 
-/* Directory u, open as fd: its names, then the stat of each file it holds. */
-static bool dir_as_indexed(walk *w, const unit *u, int fd)
+/* Directory u, open as dir: its names, then the stat of each file it holds. */
+static bool dir_as_indexed(walk *w, const unit *u, lo_dirstream *dir)
 {
-	_Alignas(struct dirent64) char buf[16384];
+	int fd = lo_dirstream_fd(dir);
 	size_t i, n;
 	child *kids = children_of(w, u, &n);
-	ssize_t got;
+	const struct dirent64 *de;
 	bool ok = true;
 
-	while (ok && (got = getdents64(fd, buf, sizeof(buf))) > 0) {
-		size_t pos;
-
-		for (pos = 0; ok && pos < (size_t)got; pos += ((struct dirent64 *)(buf + pos))->d_reclen)
-			ok = name_as_indexed(w, u, fd, kids, n, (struct dirent64 *)(buf + pos));
-	}
-	ok = ok && got == 0;
+	while (ok && (de = lo_dirstream_next(dir)))
+		ok = name_as_indexed(w, u, fd, kids, n, de);
+	ok = ok && errno == 0;
 	for (i = 0; ok && i < n; i++) {
 		const git_index_entry *e = kids[i].file;
 		struct stat st;
@@ -275,6 +265,7 @@ static bool dir_as_indexed(walk *w, const unit *u, int fd)
 static bool unit_as_indexed(walk *w, const unit *u)
 {
 	char path[PATH_MAX], *last;
+	lo_dirstream *dir;
 	int fd;
 	bool ok;
 
@@ -293,8 +284,9 @@ static bool unit_as_indexed(walk *w, const unit *u)
 	/* each directory above is its own unit, opened so too: a link to one is not followed */
 	if ((fd = openat(w->root, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return false;
-	ok = dir_as_indexed(w, u, fd);
-	close(fd);
+	dir = lo_dirstream_new(fd);
+	ok = dir_as_indexed(w, u, dir);
+	lo_dirstream_free(dir);
 	return ok;
 }
 

@@ -35,16 +35,15 @@
 /* Subdirectories waiting in the shared queue, at most, per worker. */
 #define LO_WALK_QUEUE_PER_WORKER 4
 
-/* A directory being read: its descriptor and the entries getdents64 gave. */
-typedef struct dirstream {
+struct lo_dirstream {
 	int fd;
 	size_t pos, end; /* the next entry in buf, and the end of what was read */
 	_Alignas(struct dirent64) char buf[32768];
-} dirstream;
+};
 
 /* A directory handed from one worker to another: open, with its path. */
 typedef struct task {
-	dirstream *dir;
+	lo_dirstream *dir;
 	char *path; /* relative to the root, "" for the root; owned */
 	size_t depth;
 } task;
@@ -61,7 +60,7 @@ typedef struct shared {
 } shared;
 
 typedef struct frame {
-	dirstream *dir;
+	lo_dirstream *dir;
 	size_t parent_len; /* length of the relative path before this directory's name */
 } frame;
 
@@ -114,7 +113,7 @@ static void stop(shared *sh, int rc)
 }
 
 /* Give `dir` to the queue when it is short; false: walk it yourself. */
-static bool give_away(shared *sh, dirstream *dir, const char *path, size_t depth)
+static bool give_away(shared *sh, lo_dirstream *dir, const char *path, size_t depth)
 {
 	bool given = false;
 
@@ -163,7 +162,6 @@ static int emit(worker *w, const char *rel, const char *name, int dfd, unsigned 
 	return w->sh->fn(&e, w->sh->payload);
 }
 
-/* Walk one directory depth-first, giving subdirectories away when asked. */
 /*
  * A signal handled without SA_RESTART interrupts getdents and openat with
  * EINTR; the directory is fine, so the call is made again (a bounded number
@@ -171,43 +169,48 @@ static int emit(worker *w, const char *rel, const char *name, int dfd, unsigned 
  */
 #define LO_WALK_EINTR_TRIES 64
 
-static dirstream *dir_new(int fd)
+lo_dirstream *lo_dirstream_new(int fd)
 {
-	dirstream *d = lo_xmalloc(sizeof(*d));
+	lo_dirstream *d = lo_xmalloc(sizeof(*d));
 
 	d->fd = fd;
 	d->pos = d->end = 0;
 	return d;
 }
 
-static void dir_free(dirstream *d)
+void lo_dirstream_free(lo_dirstream *d)
 {
+	if (!d)
+		return;
 	close(d->fd);
 	free(d);
 }
 
-/* The next entry, or NULL at the end (errno 0) or on an error (errno set). */
-static const struct dirent64 *read_entry(dirstream *d)
+int lo_dirstream_fd(const lo_dirstream *d) { return d->fd; }
+
+const struct dirent64 *lo_dirstream_next(lo_dirstream *d)
 {
 	const struct dirent64 *de;
 
-	if (d->pos >= d->end) {
-		ssize_t n;
-		int tries = 0;
+	do {
+		if (d->pos >= d->end) {
+			ssize_t n;
+			int tries = 0;
 
-		do
-			n = getdents64(d->fd, d->buf, sizeof(d->buf));
-		while (n < 0 && errno == EINTR && ++tries < LO_WALK_EINTR_TRIES);
-		if (n <= 0) {
-			if (n == 0)
-				errno = 0;
-			return NULL;
+			do
+				n = getdents64(d->fd, d->buf, sizeof(d->buf));
+			while (n < 0 && errno == EINTR && ++tries < LO_WALK_EINTR_TRIES);
+			if (n <= 0) {
+				if (n == 0)
+					errno = 0;
+				return NULL;
+			}
+			d->pos = 0;
+			d->end = (size_t)n;
 		}
-		d->pos = 0;
-		d->end = (size_t)n;
-	}
-	de = (const struct dirent64 *)(d->buf + d->pos);
-	d->pos += de->d_reclen;
+		de = (const struct dirent64 *)(d->buf + d->pos);
+		d->pos += de->d_reclen;
+	} while (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."));
 	return de;
 }
 
@@ -221,36 +224,35 @@ static int open_dir_at(int dfd, const char *name)
 	return fd;
 }
 
+/* Walk one directory depth-first, giving subdirectories away when asked. */
 static int walk_from(worker *w, task *t)
 {
 	frame stack[LO_WALK_MAX_DEPTH];
 	size_t depth = 0, base_depth = t->depth;
 	lo_buf path = LO_BUF_INIT;
-	dirstream *sub;
+	lo_dirstream *sub;
 	int fd, rc = 0;
 
 	lo_buf_puts(&path, t->path);
 	stack[depth++] = (frame){ t->dir, 0 };
 	while (depth && rc == 0) {
 		frame *top = &stack[depth - 1];
-		int dfd = top->dir->fd;
+		int dfd = lo_dirstream_fd(top->dir);
 		const struct dirent64 *de;
 		const char *name;
 		unsigned char type;
 		size_t base = path.len;
 
-		de = read_entry(top->dir);
+		de = lo_dirstream_next(top->dir);
 		if (!de) {
 			if (errno)
 				rc = emit(w, base ? path.ptr : ".", base ? path.ptr : ".", dfd, DT_DIR,
 					  errno);
-			dir_free(top->dir);
+			lo_dirstream_free(top->dir);
 			truncate_path(&path, top->parent_len);
 			depth--;
 			continue;
 		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
 		if (base)
 			lo_buf_putc(&path, '/');
 		lo_buf_puts(&path, de->d_name);
@@ -264,7 +266,7 @@ static int walk_from(worker *w, task *t)
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
 		} else if ((fd = open_dir_at(dfd, de->d_name)) < 0) {
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, errno);
-		} else if (!give_away(w->sh, (sub = dir_new(fd)), path.ptr, base_depth + depth)) {
+		} else if (!give_away(w->sh, (sub = lo_dirstream_new(fd)), path.ptr, base_depth + depth)) {
 			stack[depth++] = (frame){ sub, base };
 			continue; /* keep this directory's name on the path */
 		}
@@ -273,7 +275,7 @@ static int walk_from(worker *w, task *t)
 			break;
 	}
 	while (depth)
-		dir_free(stack[--depth].dir);
+		lo_dirstream_free(stack[--depth].dir);
 	lo_buf_dispose(&path);
 	return rc;
 }
@@ -312,7 +314,7 @@ int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 	sh.payload = payload;
 	sh.limit = (size_t)jobs * LO_WALK_QUEUE_PER_WORKER;
 	lo_array_grow(&sh.queue, &sh.cap, 1, sizeof(task));
-	sh.queue[sh.queued++] = (task){ dir_new(fd), lo_xstrdup(""), 0 };
+	sh.queue[sh.queued++] = (task){ lo_dirstream_new(fd), lo_xstrdup(""), 0 };
 	sh.busy = jobs; /* each worker counts itself idle on its first take */
 
 	workers = lo_xcalloc(jobs, sizeof(*workers));
@@ -334,7 +336,7 @@ int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 	while (sh.queued) { /* left by a stopped walk */
 		task *t = &sh.queue[--sh.queued];
 
-		dir_free(t->dir);
+		lo_dirstream_free(t->dir);
 		free(t->path);
 	}
 	free(sh.queue);

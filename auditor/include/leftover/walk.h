@@ -1,7 +1,7 @@
 /*
  * walk.h - enumerate a build tree.
  *
- * The walk reads directories through descriptors (openat, fdopendir) and
+ * The walk reads directories through descriptors (openat, getdents64) and
  * their d_type, calls fstatat only where d_type is unknown, never follows a
  * symlinked directory and skips `.git` and `.leftover` (clean's quarantine).
  * Every entry that is not a directory is handed to the callback with a path
@@ -15,6 +15,7 @@
 #ifndef LEFTOVER_WALK_H
 #define LEFTOVER_WALK_H
 
+#include <dirent.h>
 #include <stddef.h>
 
 typedef struct lo_walk_entry {
@@ -35,5 +36,24 @@ typedef int (*lo_walk_fn)(const lo_walk_entry *entry, void *payload);
  * the root itself cannot be opened as a directory.
  */
 int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload);
+
+/*
+ * One directory read entry by entry, as the walk reads each: getdents64 on
+ * its descriptor into a buffer of its own (no fdopendir, which makes an
+ * fcntl and an fstat of every directory), a call interrupted by a signal
+ * made again. For a reader of single directories (git_worktree.c) too.
+ */
+typedef struct lo_dirstream lo_dirstream;
+
+/* Read the directory open as `fd`, which the stream owns from here on. */
+lo_dirstream *lo_dirstream_new(int fd);
+/* Close its descriptor; NULL is fine. */
+void lo_dirstream_free(lo_dirstream *d);
+int lo_dirstream_fd(const lo_dirstream *d);
+/*
+ * The next entry but "." and "..", valid until the next call; NULL at the
+ * end (errno 0) or on an error (errno set).
+ */
+const struct dirent64 *lo_dirstream_next(lo_dirstream *d);
 
 #endif
