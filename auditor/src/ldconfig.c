@@ -118,13 +118,24 @@ int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *pa
 
 /*
  * Bounds on reading ld.so.conf, whose `include` globs may reach any file:
- * only regular files, opened without blocking, at most 1 MiB of each, and
- * at most 1,000 files in all, so a glob that hits /dev/zero, a FIFO or
- * /proc/kmsg, or a file that includes itself twice (2^16 reads through 16
- * levels), cannot hang the scan (found by fuzz/fuzz_ldso_conf).
+ * only regular files, opened without blocking, at most 1 MiB of each, at
+ * most 1,000 files, and no file opened once 1 MiB has been read in all
+ * (the files already open are read on, so that a directory listed after
+ * an include still counts). So a glob that hits /dev/zero, a FIFO or
+ * /proc/kmsg, a file that includes itself twice (2^16 reads through 16
+ * levels), or a glob that takes in every file two levels below `..`
+ * (`.*` matches `..`: 1,000 files of up to 1 MiB each, 7 s of reading
+ * under the fuzzer's sanitizers) cannot hang the scan.
+ * All found by fuzz/fuzz_ldso_conf. A system's own ld.so.conf and
+ * ld.so.conf.d come to about a kilobyte (947 bytes in 12 files here).
  */
 #define LO_LDCONF_MAX_BYTES (1 << 20)
 #define LO_LDCONF_MAX_FILES 1000
+
+/* What the reading of one ld.so.conf has taken so far, of the bounds above. */
+typedef struct conf_spent {
+	size_t files, bytes;
+} conf_spent;
 
 /*
  * glob(3) of an `include` pattern, under `root` when there is one: the
@@ -148,7 +159,7 @@ static int glob_in_root(const lo_sysroot *root, const char *pattern, glob_t *g)
 
 /* ld.so.conf: one directory per line, '#' comments, `include GLOB` lines. */
 static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot *root,
-		      const char *path, int depth, size_t *files)
+		      const char *path, int depth, conf_spent *spent)
 {
 	FILE *f;
 	char line[PATH_MAX + 16];
@@ -156,9 +167,10 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 	size_t bytes = 0;
 	int fd;
 
-	if (depth > 16 || *files >= LO_LDCONF_MAX_FILES)
+	if (depth > 16 || spent->files >= LO_LDCONF_MAX_FILES ||
+	    spent->bytes >= LO_LDCONF_MAX_BYTES)
 		return;
-	++*files;
+	spent->files++;
 	/* O_NONBLOCK: opening a FIFO, or reading /proc/kmsg, would block. */
 	fd = lo_sysroot_open(root, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -171,6 +183,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 		char *s = line, *end;
 
 		bytes += strlen(line) + 1;
+		spent->bytes += strlen(line) + 1;
 		if ((end = strchr(s, '#')))
 			*end = '\0';
 		s += strspn(s, " \t");
@@ -188,7 +201,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 				for (i = 0; i < g.gl_pathc; i++)
 					read_conf(dirs, count, cap, root,
 						  g.gl_pathv[i] + (root ? strlen(lo_sysroot_dir(root)) : 0),
-						  depth + 1, files);
+						  depth + 1, spent);
 			globfree(&g);
 		} else if (*s == '/') {
 			lo_strv_add_unique(dirs, count, cap, s);
@@ -199,7 +212,8 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 
 void lo_ldconfig_read_conf(char ***dirs, size_t *count, const lo_sysroot *root, const char *path)
 {
-	size_t cap = *count, files = 0;
+	size_t cap = *count;
+	conf_spent spent = { 0, 0 };
 
-	read_conf(dirs, count, &cap, root, path, 0, &files);
+	read_conf(dirs, count, &cap, root, path, 0, &spent);
 }

@@ -223,8 +223,9 @@ static bool loads_with_conf(const char *conf)
  * fuzz_ldso_conf: an `include` glob that reaches a device (/dev/zero) read
  * it forever, one that reaches /proc/kmsg or a FIFO blocked; a file that
  * includes itself twice doubled the reads at each
- * of 16 levels. Both must end quickly, and the directories listed after
- * them must still count.
+ * of 16 levels; a glob that takes in megabytes of files read them all.
+ * Each must end quickly, and the directories listed after them must
+ * still count.
  */
 static void test_ldso_conf_include_device_and_self(void **state)
 {
@@ -253,6 +254,14 @@ static void test_ldso_conf_include_device_and_self(void **state)
 		 work, work);
 	put("self.conf", text);
 	assert_true(loads_with_conf("self.conf"));
+
+	/* Includes that take in more than the reading's bound in all: no more
+	   files are opened, but the including file's own later lines count. */
+	sh("cd '%s' && mkdir -p big && for i in 1 2 3; do yes '# a line of a large included file' | "
+	   "head -c 700000 > big/$i.conf; done", work);
+	snprintf(text, sizeof(text), "include %s/big/*.conf\n%s/lib\n", work, work);
+	put("big.conf", text);
+	assert_true(loads_with_conf("big.conf"));
 	alarm(0);
 }
 
