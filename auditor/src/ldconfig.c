@@ -5,10 +5,12 @@
  * its `include` globs may reach any file of the system, so its reading is
  * bounded.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,17 +127,52 @@ int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *pa
  * /proc/kmsg, a file that includes itself twice (2^16 reads through 16
  * levels), or a glob that takes in every file two levels below `..`
  * (`.*` matches `..`: 1,000 files of up to 1 MiB each, 7 s of reading
- * under the fuzzer's sanitizers) cannot hang the scan.
+ * under the fuzzer's sanitizers) cannot hang the scan; nor can a glob
+ * that lists a whole file system: glob(3) of five levels of `*` below /
+ * walks much of /proc and /sys (80 s under the sanitizers), so the globs
+ * of one reading may make at most 10,000 directory reads and stats in
+ * all, past which they find no more names (those found still count).
  * All found by fuzz/fuzz_ldso_conf. A system's own ld.so.conf and
  * ld.so.conf.d come to about a kilobyte (947 bytes in 12 files here).
  */
 #define LO_LDCONF_MAX_BYTES (1 << 20)
 #define LO_LDCONF_MAX_FILES 1000
+#define LO_LDCONF_MAX_GLOB_STEPS 10000
 
 /* What the reading of one ld.so.conf has taken so far, of the bounds above. */
 typedef struct conf_spent {
-	size_t files, bytes;
+	size_t files, bytes, glob_steps;
 } conf_spent;
+
+/*
+ * glob(3)'s directory functions (GLOB_ALTDIRFUNC), each call one step of
+ * the reading's glob_steps. Its callbacks take no payload: the reading in
+ * progress on this thread is found here.
+ */
+static _Thread_local conf_spent *globbing;
+
+static bool glob_step(void)
+{
+	if (globbing->glob_steps >= LO_LDCONF_MAX_GLOB_STEPS) {
+		errno = ENOENT;
+		return false;
+	}
+	globbing->glob_steps++;
+	return true;
+}
+
+static void *glob_opendir(const char *path) { return glob_step() ? opendir(path) : NULL; }
+static struct dirent *glob_readdir(void *dir) { return glob_step() ? readdir(dir) : NULL; }
+static void glob_closedir(void *dir) { closedir(dir); }
+static int glob_lstat(const char *path, struct stat *st)
+{
+	return glob_step() ? lstat(path, st) : -1;
+}
+
+static int glob_stat(const char *path, struct stat *st)
+{
+	return glob_step() ? stat(path, st) : -1;
+}
 
 /*
  * glob(3) of an `include` pattern, under `root` when there is one: the
@@ -143,16 +180,24 @@ typedef struct conf_spent {
  * inside it. (A directory symlink in the pattern is listed through as the
  * host resolves it; the open that follows never leaves the root.)
  */
-static int glob_in_root(const lo_sysroot *root, const char *pattern, glob_t *g)
+static int glob_in_root(const lo_sysroot *root, const char *pattern, glob_t *g,
+			conf_spent *spent)
 {
 	char *rooted = NULL;
 	int rc;
 
-	if (!root || pattern[0] != '/')
-		return glob(pattern, 0, NULL, g);
-	if (asprintf(&rooted, "%s%s", lo_sysroot_dir(root), pattern) < 0)
+	memset(g, 0, sizeof(*g));
+	g->gl_opendir = glob_opendir;
+	g->gl_readdir = glob_readdir;
+	g->gl_closedir = glob_closedir;
+	g->gl_lstat = glob_lstat;
+	g->gl_stat = glob_stat;
+	globbing = spent;
+	if (root && pattern[0] == '/' &&
+	    asprintf(&rooted, "%s%s", lo_sysroot_dir(root), pattern) < 0)
 		abort();
-	rc = glob(rooted, 0, NULL, g);
+	rc = glob(rooted ? rooted : pattern, GLOB_ALTDIRFUNC, NULL, g);
+	globbing = NULL;
 	free(rooted);
 	return rc;
 }
@@ -197,7 +242,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 			size_t i;
 
 			s += 8 + strspn(s + 8, " \t");
-			if (glob_in_root(root, s, &g) == 0)
+			if (glob_in_root(root, s, &g, spent) == 0)
 				for (i = 0; i < g.gl_pathc; i++)
 					read_conf(dirs, count, cap, root,
 						  g.gl_pathv[i] + (root ? strlen(lo_sysroot_dir(root)) : 0),
@@ -213,7 +258,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 void lo_ldconfig_read_conf(char ***dirs, size_t *count, const lo_sysroot *root, const char *path)
 {
 	size_t cap = *count;
-	conf_spent spent = { 0, 0 };
+	conf_spent spent = { 0, 0, 0 };
 
 	read_conf(dirs, count, &cap, root, path, 0, &spent);
 }
