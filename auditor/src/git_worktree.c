@@ -92,10 +92,7 @@ static void collect_units(walk *w, size_t plen, size_t lo, size_t hi)
 {
 	size_t i, end;
 
-	if (w->count == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 256;
-		w->units = lo_xrealloc(w->units, w->cap * sizeof(*w->units));
-	}
+	lo_array_grow(&w->units, &w->cap, w->count + 1, sizeof(*w->units));
 	w->units[w->count++] = (unit){ plen, lo, hi };
 	for (i = lo; i < hi; i = end) {
 		const char *rest = w->e[i]->path + plen, *slash = strchr(rest, '/');
