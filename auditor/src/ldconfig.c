@@ -120,7 +120,10 @@ int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *pa
 
 /*
  * Bounds on reading ld.so.conf, whose `include` globs may reach any file:
- * only regular files, opened without blocking, at most 1 MiB of each, at
+ * only regular files of some size (/proc's report none: a glob that took
+ * in /proc/PID/pagemap read gigabytes of zeros, which a count of each
+ * line's strlen took for a few bytes each), opened without blocking, at
+ * most 1 MiB of each by the stream's position, at
  * most 1,000 files, and no file opened once 1 MiB has been read in all
  * (the files already open are read on, so that a directory listed after
  * an include still counts). So a glob that hits /dev/zero, a FIFO or
@@ -209,7 +212,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 	FILE *f;
 	char line[PATH_MAX + 16];
 	struct stat st;
-	size_t bytes = 0;
+	off_t at = 0, was;
 	int fd;
 
 	if (depth > 16 || spent->files >= LO_LDCONF_MAX_FILES ||
@@ -220,15 +223,20 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 	fd = lo_sysroot_open(root, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+	/* a file of no size holds no line; /proc's report none, whatever they read as */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    !(f = fdopen(fd, "r"))) {
 		close(fd);
 		return;
 	}
-	while (bytes < LO_LDCONF_MAX_BYTES && fgets(line, sizeof(line), f)) {
+	/* counted by where the stream is, not by the line's strlen: a NUL ends that early */
+	while (at < LO_LDCONF_MAX_BYTES && fgets(line, sizeof(line), f)) {
 		char *s = line, *end;
 
-		bytes += strlen(line) + 1;
-		spent->bytes += strlen(line) + 1;
+		was = at;
+		if ((at = ftello(f)) < was)
+			break;
+		spent->bytes += (size_t)(at - was);
 		if ((end = strchr(s, '#')))
 			*end = '\0';
 		s += strspn(s, " \t");

@@ -223,7 +223,8 @@ static bool loads_with_conf(const char *conf)
  * fuzz_ldso_conf: an `include` glob that reaches a device (/dev/zero) read
  * it forever, one that reaches /proc/kmsg or a FIFO blocked; a file that
  * includes itself twice doubled the reads at each
- * of 16 levels; a glob that takes in megabytes of files read them all.
+ * of 16 levels; a glob that takes in megabytes of files read them all,
+ * and /proc/PID/pagemap gigabytes of NULs.
  * Each must end quickly, and the directories listed after them must
  * still count.
  */
@@ -262,6 +263,11 @@ static void test_ldso_conf_include_device_and_self(void **state)
 	snprintf(text, sizeof(text), "include %s/big/*.conf\n%s/lib\n", work, work);
 	put("big.conf", text);
 	assert_true(loads_with_conf("big.conf"));
+
+	/* A /proc file that reads as gigabytes of NULs: a line's strlen counts none of them. */
+	snprintf(text, sizeof(text), "include /proc/self/pagemap\n%s/lib\n", work);
+	put("pagemap.conf", text);
+	assert_true(loads_with_conf("pagemap.conf"));
 	alarm(0);
 }
 
