@@ -34,6 +34,8 @@ API (keep it this small):
   assert_provides_stand_in(tree, rels, rule, ...)  without the program, the scan goes on
   need(program, package) -> str               `program` on PATH, apt-get installing
                                               Debian's `package` first if missing
+  assert_stale_not_rebuilt(r, root, build)    the invariant: each file r calls stale is
+                                              removed, `build` runs, none comes back
   main(globals())                             run every test_* function
 
 Only the standard library is used: ctest runs these with Debian's python3.
@@ -474,6 +476,29 @@ def assert_provides_stand_in(tree, rels, rule, args=(), env=None):
         f = r.file(rel)
         assert f["host_rule"] == rule and f["host"] is None and f["verdict"] == "ok", f
     return r
+
+
+def stale_paths(r):
+    """The files a scan calls stale (its JSON "verdict"), relative to its root."""
+    return sorted(f["path"] for f in r.doc["files"] if f["verdict"] == "stale")
+
+
+def assert_stale_not_rebuilt(r, root, build, cwd=None, env=None):
+    """Hold every stale verdict of scan `r` of `root` against the build itself:
+    remove each file called stale, run `build` (a command list, run in `cwd`,
+    default root), and assert that none of them comes back. "Stale" means the
+    checked-out sources' build would not make the file again; this is that
+    promise checked by the build, not by leftover. Returns the paths removed."""
+    root = Path(root)
+    gone = stale_paths(r)
+    for rel in gone:
+        p = root / rel
+        if p.is_symlink() or p.exists():
+            p.unlink()
+    run(build, cwd=cwd or root, env=env)
+    back = [rel for rel in gone if (root / rel).is_symlink() or (root / rel).exists()]
+    assert not back, "called stale, yet the build made them again: %s\n%r" % (back, r)
+    return gone
 
 
 def main(namespace):
