@@ -16,6 +16,7 @@ the plumbing in one place so that each test reads as the scenario it checks:
 
 API (keep it this small):
   LEFTOVER, SOURCE_DIR, PYTHON, WORK, CMAKE   paths from ctest's environment
+  CACHE                                       the tools' $XDG_CACHE_HOME, fresh per file
   FIXTURES                                    SOURCE_DIR/fixtures
   workdir(name) -> Path                       empty scratch dir under WORK
   run(cmd, ..., check=True) -> CompletedProcess   text mode, output captured
@@ -66,6 +67,13 @@ FIXTURES = SOURCE_DIR / "fixtures"
 # loader and leftover would be judging different worlds.
 _CLEAN_ENV = {k: v for k, v in os.environ.items()
               if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT")}
+
+# leftover keeps what each scan saw in the user's cache, by the build dir's
+# path: a fresh cache per test file, so that no record of a tree an earlier
+# run built at the same path is read, and the runner's own stays untouched.
+CACHE = WORK / "xdg-cache"
+shutil.rmtree(CACHE, ignore_errors=True)
+_CLEAN_ENV["XDG_CACHE_HOME"] = str(CACHE)
 
 
 def workdir(name):

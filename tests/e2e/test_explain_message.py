@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import lotest
+from test_origin import state_of
 from test_twobranch import STALE, import_package, make_repo
 
 EXPORTS = 100000
@@ -54,7 +55,7 @@ def switched_tree(name):
 
 def test_the_importerror_python_printed_is_answered_on_one_screen():
     src, build = switched_tree("explain-message")
-    assert not (build / ".leftover").exists(), "the tree must never have been scanned"
+    assert not state_of(build).exists(), "the tree must never have been scanned"
     p = import_package(build)
     assert p.returncode != 0, p.stdout
     message = [l for l in p.stderr.splitlines() if l.startswith("ImportError: ")][-1]
@@ -83,7 +84,7 @@ def test_the_importerror_python_printed_is_answered_on_one_screen():
     assert str(src.resolve() / "python" / "_mlirRegisterEverything.c") in dropped[1].split(), out
     assert "leftover clean %s" % build.resolve() in out, out
     # explain wrote nothing: a later first scan still finds the switch by itself
-    assert not (build / ".leftover").exists()
+    assert not state_of(build).exists()
 
     # the same answer from the whole traceback pasted, and from the bare path
     again = lotest.leftover("explain", p.stderr)

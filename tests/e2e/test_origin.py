@@ -8,6 +8,7 @@ line saying so and everything else works. A build inside its checkout
 costs one open of the repository and one reading of the checkout, up to
 its first change (strace).
 """
+import hashlib
 import os
 import shutil
 import tempfile
@@ -18,6 +19,12 @@ import lotest
 from test_twobranch import STALE, make_repo
 
 
+def state_of(build):
+    """The record of a build dir's scans: in the cache, by its real path's SHA-256."""
+    key = hashlib.sha256(str(Path(build).resolve()).encode()).hexdigest()
+    return lotest.CACHE / "leftover" / "state" / (key + ".json")
+
+
 def test_branch_switch_is_named():
     src, build = make_repo("origin-switch")
     lotest.cmake_build(src, build)
@@ -25,8 +32,10 @@ def test_branch_switch_is_named():
     tree = first.doc["trees"][0]
     head = lotest.git(src, "rev-parse", "HEAD").strip()
     assert tree["commit"] == head and tree["branch"] == "branch-a" and tree["dirty"] is False, tree
-    state = (build / ".leftover" / "state.json").read_text()
+    state = state_of(build).read_text()
     assert head in state and "branch-a" in state, state
+    # kept in the user's cache, never in the tree
+    assert not (build / ".leftover").exists() and not (build / ".leftover.d").exists()
 
     lotest.git(src, "checkout", "-q", "branch-b")
     lotest.cmake_build(src, build)
@@ -58,7 +67,7 @@ def test_branch_switch_is_named_on_the_first_scan():
     lotest.cmake_build(src, build)
     lotest.git(src, "checkout", "-q", "branch-b")
     lotest.cmake_build(src, build)
-    assert not (build / ".leftover").exists()
+    assert not state_of(build).exists()
     p = lotest.leftover("scan", build)
     assert p.returncode == 1, p
     a = lotest.git(src, "rev-parse", "branch-a").strip()
