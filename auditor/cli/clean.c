@@ -56,7 +56,7 @@ const lo_cli_cmd lo_cli_clean_cmd = {
 	"       leftover clean --purge-quarantine [--older-than DAYS] DIR\n"
 	"\n"
 	"Move the artifacts under DIR that the current build no longer produces into\n"
-	"DIR/.leftover/quarantine/<UTC time>/, after writing a manifest there;\n"
+	"DIR/.leftover.d/quarantine/<UTC time>/, after writing a manifest there;\n"
 	"'leftover restore DIR' puts them back. Files tracked in git are never touched.\n"
 	"\n",
 	options,
@@ -289,8 +289,7 @@ static int purge(const char *dir, double days, bool wait)
 		lo_cli_error("%s", lo_error_last());
 		return LO_EXIT_ERROR;
 	}
-	printf("removed %zu quarantine set%s from %s/.leftover/quarantine\n", removed,
-	       removed == 1 ? "" : "s", dir);
+	printf("removed %zu quarantine set%s of %s\n", removed, removed == 1 ? "" : "s", dir);
 	return LO_EXIT_CLEAN;
 }
 

@@ -25,7 +25,7 @@ const lo_cli_cmd lo_cli_restore_cmd = {
 	"usage: leftover restore [options] DIR [STAMP]\n"
 	"       leftover restore --list DIR\n"
 	"\n"
-	"Put the files 'leftover clean' moved into DIR/.leftover/quarantine/STAMP back\n"
+	"Put the files 'leftover clean' moved into DIR/.leftover.d/quarantine/STAMP back\n"
 	"where they were (STAMP: the newest set by default). A file that has reappeared\n"
 	"in the tree is not overwritten; its copy stays in the quarantine.\n"
 	"\n",
@@ -103,9 +103,8 @@ int lo_cmd_restore(int argc, char **argv)
 		printf("interrupted: run 'leftover restore %s %s' again for the rest\n", argv[optind],
 		       res->stamp);
 	if (res->refused || res->failed)
-		printf("%zu file%s left in %s/.leftover/quarantine/%s (see above)\n",
-		       res->refused + res->failed, res->refused + res->failed == 1 ? "" : "s",
-		       argv[optind], res->stamp);
+		printf("%zu file%s left in %s (see above)\n", res->refused + res->failed,
+		       res->refused + res->failed == 1 ? "" : "s", res->quarantine);
 	c = res->refused || res->failed || res->interrupted ? LO_EXIT_FINDINGS : LO_EXIT_CLEAN;
 	lo_restore_result_free(res);
 	return c;

@@ -126,16 +126,62 @@ void lo_dpath_dispose(lo_dpath *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Write all n bytes of p, across short writes and EINTR; -1 with errno otherwise. */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t done = write(fd, p, n);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0) {
+			if (done == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += done;
+		n -= (size_t)done;
+	}
+	return 0;
+}
+
+/*
+ * The .gitignore of leftover's directory, as pytest's cache has one: what
+ * leftover keeps there is no part of the project, and `git status` or
+ * `git add .` in a tree inside a checkout must not offer it. One the user
+ * has written (EEXIST) is theirs.
+ */
+static int ignore_all(int dotfd, const char *root)
+{
+	static const char text[] = "# written by leftover: nothing here is part of the project\n*\n";
+	int fd = TEMP_FAILURE_RETRY(openat(dotfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL |
+					   O_NOFOLLOW | O_CLOEXEC, 0644)), rc = 0;
+
+	if (fd < 0 && errno == EEXIST)
+		return 0;
+	if (fd < 0 || write_all(fd, text, sizeof(text) - 1) < 0)
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot write '%s/" LO_CLEAN_DIR
+					"/.gitignore'", root);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t *stop,
 		  int *dotfd, int *lockfd)
 {
 	char pid[32];
 	ssize_t n;
-	int len;
+	int len, rc;
 
 	*lockfd = -1;
 	if ((*dotfd = lo_clean_opendir(rootfd, LO_CLEAN_DIR, true)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s/" LO_CLEAN_DIR "'", root);
+	if ((rc = ignore_all(*dotfd, root)) < 0) {
+		close(*dotfd);
+		*dotfd = -1;
+		return rc;
+	}
 	*lockfd = TEMP_FAILURE_RETRY(openat(*dotfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 					    0644));
 	if (*lockfd < 0) {
@@ -219,25 +265,6 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 	if (rc == 0 && TEMP_FAILURE_RETRY(unlinkat(dirfd, name, AT_REMOVEDIR)) < 0 && errno != ENOENT)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot remove directory '%s'", name);
 	return rc;
-}
-
-/* Write all n bytes of p, across short writes and EINTR; -1 with errno otherwise. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t done = write(fd, p, n);
-
-		if (done < 0 && errno == EINTR)
-			continue;
-		if (done <= 0) {
-			if (done == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += done;
-		n -= (size_t)done;
-	}
-	return 0;
 }
 
 int lo_clean_write_json(int dirfd, const char *name, const json_t *doc, const char *what)

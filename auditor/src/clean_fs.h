@@ -18,7 +18,14 @@
 
 #include <jansson.h>
 
-#define LO_CLEAN_DIR ".leftover"
+/*
+ * leftover's own directory in a tree: not ".leftover", the name of the
+ * source tree's rule file (rules.h), which in an in-source build is the
+ * same directory. A .gitignore holding `*` inside keeps it out of git.
+ */
+#define LO_CLEAN_DIR ".leftover.d"
+/* Where leftover 0.1 kept it: restore and purge still find its quarantine sets. */
+#define LO_CLEAN_OLD_DIR ".leftover"
 #define LO_CLEAN_QUARANTINE "quarantine"
 #define LO_CLEAN_MANIFEST "manifest.json"
 #define LO_CLEAN_MAX_DEPTH 256
@@ -53,8 +60,8 @@ void lo_dpath_dispose(lo_dpath *p);
 int lo_clean_opendir(int dirfd, const char *name, bool create);
 
 /*
- * Take ROOT/.leftover/lock (creating .leftover); *lockfd is set, *dotfd is
- * the .leftover directory. Fails with a message naming the holder's pid
+ * Take ROOT/.leftover.d/lock (creating .leftover.d, and its .gitignore when
+ * missing); *lockfd is set, *dotfd is the .leftover.d directory. Fails with a message naming the holder's pid
  * when another run holds it and !wait, or when `stop` (may be NULL) is set
  * by a signal while waiting for it.
  */

@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,35 +87,94 @@ static int list_sets(int qfd, char ***out, size_t *count)
 	return 0;
 }
 
-/* Open ROOT/.leftover/quarantine without creating anything; -1 with errno when absent. */
-static int open_quarantine(int rootfd)
-{
-	int dot = lo_clean_opendir(rootfd, LO_CLEAN_DIR, false), q;
+/*
+ * The directories quarantine sets are found in: this version's, then
+ * leftover 0.1's, whose sets a restore must still put back. New sets only
+ * ever go into the first (clean.c).
+ */
+static const char *const set_dirs[] = { LO_CLEAN_DIR, LO_CLEAN_OLD_DIR };
+#define SET_DIRS (sizeof(set_dirs) / sizeof(set_dirs[0]))
 
-	if (dot < 0)
-		return -1;
-	q = lo_clean_opendir(dot, LO_CLEAN_QUARANTINE, false);
-	close(dot);
-	return q;
+/*
+ * Open each ROOT/<set_dirs[i]>/quarantine into qfd[i] without creating
+ * anything, -1 where absent. Returns how many are open, or -1 with errno
+ * on an error other than absence.
+ */
+static int open_quarantines(int rootfd, int qfd[SET_DIRS])
+{
+	size_t i;
+	int n = 0, dot;
+
+	for (i = 0; i < SET_DIRS; i++) {
+		qfd[i] = -1;
+		if ((dot = lo_clean_opendir(rootfd, set_dirs[i], false)) >= 0) {
+			qfd[i] = lo_clean_opendir(dot, LO_CLEAN_QUARANTINE, false);
+			close(dot);
+		}
+		/* ENOTDIR: a .leftover that is the source's rule file (in-source build) */
+		if (qfd[i] < 0 && errno != ENOENT && errno != ENOTDIR) {
+			int err = errno;
+
+			while (i--)
+				if (qfd[i] >= 0)
+					close(qfd[i]);
+			errno = err;
+			return -1;
+		}
+		n += qfd[i] >= 0;
+	}
+	return n;
+}
+
+static void close_quarantines(int qfd[SET_DIRS])
+{
+	size_t i;
+
+	for (i = 0; i < SET_DIRS; i++)
+		if (qfd[i] >= 0)
+			close(qfd[i]);
 }
 
 int lo_quarantine_list(char ***out, size_t *count, const char *root)
 {
-	int rootfd, qfd, rc;
+	int rootfd, qfd[SET_DIRS], rc = 0;
+	char **sets;
+	size_t i, j, n, cap = 0;
 
 	*out = NULL;
 	*count = 0;
 	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
-	qfd = open_quarantine(rootfd);
+	rc = open_quarantines(rootfd, qfd);
 	close(rootfd);
-	if (qfd < 0)
-		return errno == ENOENT ? 0
-				       : lo_error_set_errno(LO_ERROR, errno,
-							    "cannot open the quarantine of '%s'", root);
-	rc = list_sets(qfd, out, count);
-	close(qfd);
-	return rc;
+	if (rc < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open the quarantine of '%s'", root);
+	for (i = 0, rc = 0; i < SET_DIRS && rc == 0; i++) {
+		if (qfd[i] < 0 || (rc = list_sets(qfd[i], &sets, &n)) < 0)
+			continue;
+		lo_array_grow(out, &cap, *count + n + 1, sizeof(char *));
+		for (j = 0; j < n; j++)
+			(*out)[(*count)++] = sets[j];
+		free(sets);
+	}
+	close_quarantines(qfd);
+	if (rc < 0) {
+		free_list(*out, *count);
+		*out = NULL;
+		*count = 0;
+		return rc;
+	}
+	/* a name in both is restored from the first (pick_set): listed once */
+	if (*count)
+		qsort(*out, *count, sizeof(char *), cmp_str);
+	for (i = j = 0; i < *count; i++) {
+		if (j && !strcmp((*out)[j - 1], (*out)[i]))
+			free((*out)[i]);
+		else
+			(*out)[j++] = (*out)[i];
+	}
+	*count = j;
+	return 0;
 }
 
 void lo_restore_result_free(lo_restore_result *res)
@@ -130,6 +190,7 @@ void lo_restore_result_free(lo_restore_result *res)
 	free(res->entries);
 	free(res->root);
 	free(res->stamp);
+	free(res->quarantine);
 	free(res);
 }
 
@@ -243,21 +304,39 @@ out:
 	lo_dpath_dispose(&to);
 }
 
-static int pick_set(int qfd, const char *root, const char *stamp, char **out)
+/*
+ * The set to restore: `stamp`, else the newest, of whichever quarantine
+ * holds it (this version's first); its name in *out, its directory's
+ * index in *which.
+ */
+static int pick_set(const int qfd[SET_DIRS], const char *root, const char *stamp, char **out,
+		    size_t *which)
 {
 	char **sets;
-	size_t n, i;
+	size_t n, i, d;
 	int rc;
 
-	if ((rc = list_sets(qfd, &sets, &n)) < 0)
-		return rc;
 	*out = NULL;
-	if (!stamp && n)
-		*out = lo_xstrdup(sets[n - 1]);
-	for (i = 0; stamp && i < n; i++)
-		if (!strcmp(sets[i], stamp))
-			*out = lo_xstrdup(stamp);
-	free_list(sets, n);
+	for (d = 0; d < SET_DIRS; d++) {
+		if (qfd[d] < 0)
+			continue;
+		if ((rc = list_sets(qfd[d], &sets, &n)) < 0) {
+			free(*out);
+			*out = NULL;
+			return rc;
+		}
+		for (i = 0; i < n; i++) {
+			bool take = stamp ? !*out && !strcmp(sets[i], stamp)
+					  : i == n - 1 && (!*out || strcmp(sets[i], *out) > 0);
+
+			if (take) {
+				free(*out);
+				*out = lo_xstrdup(sets[i]);
+				*which = d;
+			}
+		}
+		free_list(sets, n);
+	}
 	if (!*out)
 		return stamp ? lo_error_set(LO_ENOTFOUND, "no quarantine set '%s' in '%s/" LO_CLEAN_DIR
 					    "/" LO_CLEAN_QUARANTINE "'", stamp, root)
@@ -273,33 +352,37 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 	lo_restore_result *res = NULL;
 	lo_buf what = LO_BUF_INIT;
 	json_t *doc = NULL, *files;
-	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, stampfd = -1, rc;
-	size_t i;
+	int rootfd, dotfd = -1, lockfd = -1, qfd[SET_DIRS], stampfd = -1, rc;
+	size_t i, which = 0;
 
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
+	for (i = 0; i < SET_DIRS; i++)
+		qfd[i] = -1;
 	if ((rootfd = TEMP_FAILURE_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
 	/* a tree that was never cleaned is left as it is, without a lock file */
-	if ((qfd = open_quarantine(rootfd)) < 0) {
+	if (open_quarantines(rootfd, qfd) <= 0) {
 		rc = lo_error_set(LO_ENOTFOUND, "nothing to restore: '%s' has no quarantine", root);
 		goto out;
 	}
-	close(qfd);
+	close_quarantines(qfd);
 	if ((rc = lo_clean_lock(rootfd, root, opts->wait, opts->stop, &dotfd, &lockfd)) < 0)
 		goto out;
-	if ((qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, false)) < 0) {
+	/* again under the lock: another run may have emptied them meanwhile */
+	if (open_quarantines(rootfd, qfd) <= 0) {
 		rc = lo_error_set(LO_ENOTFOUND, "nothing to restore: '%s' has no quarantine", root);
 		goto out;
 	}
 	res = lo_xcalloc(1, sizeof(*res));
 	res->root = lo_xstrdup(root);
-	if ((rc = pick_set(qfd, root, stamp, &res->stamp)) < 0)
+	if ((rc = pick_set(qfd, root, stamp, &res->stamp, &which)) < 0)
 		goto out;
-	lo_buf_printf(&what, "%s/" LO_CLEAN_DIR "/" LO_CLEAN_QUARANTINE "/%s/" LO_CLEAN_MANIFEST, root,
-		      res->stamp);
-	if ((stampfd = lo_clean_opendir(qfd, res->stamp, false)) < 0) {
+	lo_buf_printf(&what, "%s/%s/" LO_CLEAN_QUARANTINE "/%s", root, set_dirs[which], res->stamp);
+	res->quarantine = lo_xstrdup(what.ptr);
+	lo_buf_puts(&what, "/" LO_CLEAN_MANIFEST);
+	if ((stampfd = lo_clean_opendir(qfd[which], res->stamp, false)) < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", what.ptr);
 		goto out;
 	}
@@ -333,7 +416,7 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 	if (!res->refused && !res->failed && !res->interrupted) {
 		close(stampfd);
 		stampfd = -1;
-		if ((rc = lo_clean_remove_tree(qfd, res->stamp, 0)) < 0)
+		if ((rc = lo_clean_remove_tree(qfd[which], res->stamp, 0)) < 0)
 			goto out;
 	}
 	rc = 0;
@@ -342,8 +425,7 @@ out:
 	lo_buf_dispose(&what);
 	if (stampfd >= 0)
 		close(stampfd);
-	if (qfd >= 0)
-		close(qfd);
+	close_quarantines(qfd);
 	if (lockfd >= 0)
 		close(lockfd);
 	if (dotfd >= 0)
@@ -357,29 +439,21 @@ out:
 	return 0;
 }
 
-int lo_quarantine_purge(const char *root, double days, bool wait, size_t *removed)
+/* Remove the sets in quarantine `qfd` older than `days` (0: all), counting them in *removed. */
+static int purge_in(int qfd, const char *root, double days, size_t *removed)
 {
 	struct dirent *de;
 	time_t now = time(NULL);
 	char **names = NULL;
 	size_t n = 0, cap = 0, i;
-	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, rc, fd;
+	int rc = 0, fd;
 	DIR *d;
 
-	*removed = 0;
-	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
-	if ((rc = lo_clean_lock(rootfd, root, wait, NULL, &dotfd, &lockfd)) < 0)
-		goto out;
-	if ((qfd = lo_clean_opendir(dotfd, LO_CLEAN_QUARANTINE, false)) < 0) {
-		rc = errno == ENOENT ? 0 : lo_error_set_errno(LO_ERROR, errno,
-							      "cannot open the quarantine of '%s'", root);
-		goto out;
-	}
 	/* every set counts here, also one a killed clean left without a manifest */
 	if ((fd = dup(qfd)) < 0 || !(d = fdopendir(fd))) {
-		rc = lo_error_set_errno(LO_ERROR, errno, "cannot list the quarantine of '%s'", root);
-		goto out;
+		if (fd >= 0)
+			close(fd);
+		return lo_error_set_errno(LO_ERROR, errno, "cannot list the quarantine of '%s'", root);
 	}
 	while ((de = lo_clean_readdir(d))) {
 		struct stat st;
@@ -407,10 +481,31 @@ int lo_quarantine_purge(const char *root, double days, bool wait, size_t *remove
 	for (i = 0; i < n && rc == 0; i++)
 		if ((rc = lo_clean_remove_tree(qfd, names[i], 0)) == 0)
 			(*removed)++;
-out:
 	free_list(names, n);
-	if (qfd >= 0)
-		close(qfd);
+	return rc;
+}
+
+int lo_quarantine_purge(const char *root, double days, bool wait, size_t *removed)
+{
+	int rootfd, dotfd = -1, lockfd = -1, qfd[SET_DIRS], rc;
+	size_t i;
+
+	*removed = 0;
+	for (i = 0; i < SET_DIRS; i++)
+		qfd[i] = -1;
+	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
+	if ((rc = lo_clean_lock(rootfd, root, wait, NULL, &dotfd, &lockfd)) < 0)
+		goto out;
+	if (open_quarantines(rootfd, qfd) < 0) {
+		rc = lo_error_set_errno(LO_ERROR, errno, "cannot open the quarantine of '%s'", root);
+		goto out;
+	}
+	for (i = 0; i < SET_DIRS && rc == 0; i++)
+		if (qfd[i] >= 0)
+			rc = purge_in(qfd[i], root, days, removed);
+out:
+	close_quarantines(qfd);
 	if (lockfd >= 0)
 		close(lockfd);
 	if (dotfd >= 0)

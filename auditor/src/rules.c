@@ -491,8 +491,16 @@ int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const 
 	if (!err)
 		err = lo_rules_collect_user(r);
 	if (!err && src) {
+		struct stat st;
+
 		lo_buf_printf(&path, "%s/.leftover", src);
-		err = lo_rules_collect_file(r, lo_buf_cstr(&path), true);
+		/*
+		 * A directory there is no rule file: the build tree's own
+		 * .leftover/ of an in-source build (read just below), or where
+		 * leftover 0.1 kept its state and quarantine.
+		 */
+		if (stat(lo_buf_cstr(&path), &st) < 0 || !S_ISDIR(st.st_mode))
+			err = lo_rules_collect_file(r, lo_buf_cstr(&path), true);
 	}
 	if (!err) {
 		lo_buf_clear(&path);

@@ -327,7 +327,9 @@ int lo_rules_collect_file(lo_rules *r, const char *path, bool optional)
 	int err;
 
 	if (stat(path, &st) < 0) {
-		if (optional && errno == ENOENT)
+		/* ENOTDIR: BUILD/.leftover/rules where .leftover is a file, the source's
+		   rule file of an in-source build */
+		if (optional && (errno == ENOENT || errno == ENOTDIR))
 			return 0;
 		return lo_error_set_errno(LO_EINVALID, errno, "cannot read rule file '%s'", path);
 	}

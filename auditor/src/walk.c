@@ -260,8 +260,12 @@ static int walk_from(worker *w, task *t)
 		type = de->d_type == DT_UNKNOWN ? stat_type(dfd, de->d_name) : de->d_type;
 		if (type != DT_DIR) {
 			rc = emit(w, path.ptr, name, dfd, type, 0);
-		} else if (!strcmp(de->d_name, ".git") || !strcmp(de->d_name, ".leftover")) {
-			/* git's own store and clean's quarantine (clean.h), never build output */
+		} else if (!strcmp(de->d_name, ".git") || !strcmp(de->d_name, ".leftover.d") ||
+			   !strcmp(de->d_name, ".leftover")) {
+			/*
+			 * git's own store and clean's quarantine (clean.h), never build
+			 * output; a .leftover directory is where leftover 0.1 kept it
+			 */
 		} else if (base_depth + depth >= LO_WALK_MAX_DEPTH) {
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
 		} else if ((fd = open_dir_at(dfd, de->d_name)) < 0) {

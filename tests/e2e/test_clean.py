@@ -161,7 +161,7 @@ def test_rule_actions_keep_delete_quarantine():
         lotest.cc(build / sub / ("lib%s.so" % sub), BROKEN_C)
         for c in (build / sub).glob("*.c"):
             c.unlink()
-    # the build tree's own rule layer lives next to the quarantine
+    # the build tree's own rule layer, beside the quarantine (.leftover.d)
     (build / ".leftover").mkdir()
     (build / ".leftover" / "rules").write_text(RULES)
     r = lotest.leftover("clean", "--verbose", "--junit", d / "j.xml", build)
@@ -172,7 +172,7 @@ def test_rule_actions_keep_delete_quarantine():
     assert "deleted 1 file" in r.stdout and "moved 1 file" in r.stdout, r.stdout
     junit = (d / "j.xml").read_text()
     assert 'tests="4" failures="1"' in junit, junit
-    (manifest,) = build.glob(".leftover/quarantine/*/manifest.json")
+    (manifest,) = build.glob(".leftover.d/quarantine/*/manifest.json")
     assert [e["path"] for e in json.loads(manifest.read_text())["files"]] == ["q/libq.so"]
     assert (build / ".leftover" / "rules").read_text() == RULES
     # with plain/ gone too the kept file is no finding: exit 0
@@ -249,7 +249,7 @@ def test_sigint_stops_between_files_and_says_how_to_undo():
                          stderr=subprocess.PIPE, text=True,
                          env=dict(os.environ, LEFTOVER_TEST_CLEAN_DELAY_MS="5"))
     deadline = time.time() + 60
-    while not list(build.glob(".leftover/quarantine/*/m/*.so")):
+    while not list(build.glob(".leftover.d/quarantine/*/m/*.so")):
         assert p.poll() is None and time.time() < deadline, p.communicate()
         time.sleep(0.01)
     p.send_signal(signal.SIGINT)
@@ -285,9 +285,9 @@ def test_manifest_that_cannot_be_written_moves_nothing():
     assert "manifest.json" in p.stderr, p.stderr
     assert (build / "lib" / "libbroken.so").exists()
     # the half-made set was taken away again
-    assert not list((build / ".leftover" / "quarantine").iterdir())
-    shutil.rmtree(build / ".leftover")
-    # (the root's own mtime, last in the list, changed with .leftover)
+    assert not list((build / ".leftover.d" / "quarantine").iterdir())
+    shutil.rmtree(build / ".leftover.d")
+    # (the root's own mtime, last in the list, changed with .leftover.d)
     assert fingerprint(build)[:-1] == fp[:-1]
 
 
@@ -296,8 +296,8 @@ def test_manifest_that_cannot_be_written_moves_nothing():
 def test_second_clean_fails_or_waits_on_the_lock():
     d = lotest.workdir("clean-lock")
     build = broken_tree(d)
-    (build / ".leftover").mkdir()
-    with open(build / ".leftover" / "lock", "w") as held:
+    (build / ".leftover.d").mkdir()
+    with open(build / ".leftover.d" / "lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         held.write("%d\n" % os.getpid())
         held.flush()
@@ -332,7 +332,7 @@ def test_second_clean_waiting_scans_what_the_first_left():
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, LEFTOVER_TEST_CLEAN_DELAY_MS="300"))
     deadline = time.time() + 60
-    while not list(build.glob(".leftover/quarantine/*/manifest.json")):  # it holds the lock
+    while not list(build.glob(".leftover.d/quarantine/*/manifest.json")):  # it holds the lock
         assert first.poll() is None and time.time() < deadline, first.communicate()
         time.sleep(0.01)
     second = subprocess.Popen([lotest.LEFTOVER, "clean", "--wait", "--broken", str(build)],
@@ -342,7 +342,7 @@ def test_second_clean_waiting_scans_what_the_first_left():
     out2, err2 = second.communicate(timeout=60)
     assert first.returncode == 0 and "moved 4 files" in out1, (out1, err1)
     assert second.returncode == 0 and out2 == "nothing to clean\n" and err2 == "", (out2, err2)
-    (s,) = build.glob(".leftover/quarantine/*")
+    (s,) = build.glob(".leftover.d/quarantine/*")
     assert sorted(e["path"] for e in json.loads((s / "manifest.json").read_text())["files"]) == \
         ["m/lib%d.so" % i for i in range(4)]
     assert lotest.leftover("restore", build).returncode == 0
@@ -365,11 +365,11 @@ def test_ctrl_c_gives_up_waiting_for_the_lock():
     build = broken_tree(d)
     r = lotest.leftover("clean", "--broken", build)
     assert r.returncode == 0, r
-    (copy,) = build.glob(".leftover/quarantine/*/lib/libbroken.so")
+    (copy,) = build.glob(".leftover.d/quarantine/*/lib/libbroken.so")
     lotest.cc(build / "lib" / "libbroken.so", BROKEN_C)  # built again
     (build / "lib" / "libbroken_so.c").unlink()
     fp = fingerprint(build)
-    with open(build / ".leftover" / "lock", "r+") as held:
+    with open(build / ".leftover.d" / "lock", "r+") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         for cmd in (["clean", "--wait", "--broken"], ["restore", "--wait"]):
             p = subprocess.Popen([lotest.LEFTOVER] + cmd + [str(build)], stdout=subprocess.PIPE,

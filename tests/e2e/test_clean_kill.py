@@ -56,7 +56,7 @@ SLOW = {"LEFTOVER_TEST_CLEAN_DELAY_MS": "1"}
 def where_is_everything(build, want):
     """Check the invariant; return how many files are in the quarantine."""
     quarantined = {}
-    qdir = build / ".leftover" / "quarantine"
+    qdir = build / ".leftover.d" / "quarantine"
     for s in sorted(qdir.iterdir()) if qdir.exists() else []:
         m = s / "manifest.json"
         if not m.exists():

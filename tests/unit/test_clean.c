@@ -183,9 +183,9 @@ static void test_quarantine_and_restore_identical(void **state)
 	assert_non_null(c->stamp);
 	assert_false(exists(root, "py")); /* emptied directories removed up to the root */
 	assert_true(exists(root, "lib/libkept.so"));
-	snprintf(path, sizeof(path), ".leftover/quarantine/%s/manifest.json", c->stamp);
+	snprintf(path, sizeof(path), ".leftover.d/quarantine/%s/manifest.json", c->stamp);
 	assert_true(exists(root, path));
-	snprintf(path, sizeof(path), ".leftover/quarantine/%s/py/pkg/_old.cpython-311-x86_64-linux-gnu.so",
+	snprintf(path, sizeof(path), ".leftover.d/quarantine/%s/py/pkg/_old.cpython-311-x86_64-linux-gnu.so",
 		 c->stamp);
 	assert_true(exists(root, path));
 
@@ -199,9 +199,9 @@ static void test_quarantine_and_restore_identical(void **state)
 	assert_int_equal(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
 	assert_int_equal(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
 	/* the set is gone once emptied; the tree is what it was, file for file */
-	snprintf(path, sizeof(path), ".leftover/quarantine/%s", c->stamp);
+	snprintf(path, sizeof(path), ".leftover.d/quarantine/%s", c->stamp);
 	assert_false(exists(root, path));
-	sh("rm -rf '%s/.leftover'", root);
+	sh("rm -rf '%s/.leftover.d'", root);
 	fp2 = fingerprint_of(root, false);
 	assert_string_equal(fp1, fp2);
 	free(fp1);
@@ -230,7 +230,7 @@ static void test_dry_run_and_delete(void **state)
 	assert_int_equal(action(c, "a/libx.so")->status, LO_CLEAN_PLANNED);
 	assert_int_equal(c->done, 0);
 	fp2 = fingerprint(work);
-	assert_string_equal(fp1, fp2); /* not even .leftover was created */
+	assert_string_equal(fp1, fp2); /* not even .leftover.d was created */
 	lo_clean_result_free(c);
 
 	opts.dry_run = false;
@@ -423,7 +423,7 @@ static void test_restore_refuses_reappeared(void **state)
 	assert_int_equal(rr->refused, 1);
 	sh("grep -qx 'rebuilt a' '%s/m/liba.so' && grep -qx 'old b' '%s/m/libb.so'", root, root);
 	/* the refused copy and its manifest stay */
-	snprintf(path, sizeof(path), ".leftover/quarantine/%s/m/liba.so", c->stamp);
+	snprintf(path, sizeof(path), ".leftover.d/quarantine/%s/m/liba.so", c->stamp);
 	assert_true(exists(root, path));
 	lo_restore_result_free(rr);
 	/* a second restore is idempotent for what is back, and still refuses */
@@ -469,7 +469,7 @@ static void test_restore_through_symlink_refused(void **state)
 	lo_scan_result_free(r);
 }
 
-/* The quarantine itself is reached by descriptor: a .leftover (or quarantine) symlinked outside is refused. */
+/* The quarantine itself is reached by descriptor: a .leftover.d (or quarantine) symlinked outside is refused. */
 static void test_quarantine_symlinked_out(void **state)
 {
 	lo_scan_result *r = result_new();
@@ -479,11 +479,11 @@ static void test_quarantine_symlinked_out(void **state)
 
 	put(root, "libs.so", "s", 0644);
 	add(r, "libs.so", LO_VERDICT_STALE);
-	sh("ln -s '%s' '%s/.leftover'", outside, root);
+	sh("ln -s '%s' '%s/.leftover.d'", outside, root);
 	fp1 = fingerprint(outside);
 	assert_int_equal(lo_clean_run(&c, r, &opts), LO_ERROR);
-	assert_non_null(strstr(lo_error_last(), ".leftover"));
-	sh("rm '%s/.leftover' && mkdir '%s/.leftover' && ln -s '%s' '%s/.leftover/quarantine'",
+	assert_non_null(strstr(lo_error_last(), ".leftover.d"));
+	sh("rm '%s/.leftover.d' && mkdir '%s/.leftover.d' && ln -s '%s' '%s/.leftover.d/quarantine'",
 	   root, root, outside, root);
 	assert_int_equal(lo_clean_run(&c, r, &opts), LO_ERROR);
 	assert_non_null(strstr(lo_error_last(), "quarantine"));
@@ -508,11 +508,11 @@ static void test_lock_held(void **state)
 
 	put(root, "libq.so", "q", 0644);
 	add(r, "libq.so", LO_VERDICT_STALE);
-	snprintf(path, sizeof(path), "%s/.leftover", root);
+	snprintf(path, sizeof(path), "%s/.leftover.d", root);
 	assert_int_equal(mkdir(path, 0755), 0);
 	strcat(path, "/quarantine"); /* so that restore gets as far as the lock */
 	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/.leftover/lock", root);
+	snprintf(path, sizeof(path), "%s/.leftover.d/lock", root);
 	assert_int_equal(pipe(fds), 0);
 	/* another process holds the lock, as a concurrent clean would */
 	if ((pid = fork()) == 0) {
@@ -589,7 +589,7 @@ static void test_name_not_utf8(void **state)
 	assert_int_equal(c->done, 1);
 	assert_false(exists(root, name));
 	snprintf(path, sizeof(path), "grep -q '\"path_hex\": \"6c6962ff016f64642e736f\"' "
-		 "'%s/.leftover/quarantine/%s/manifest.json'", root, c->stamp);
+		 "'%s/.leftover.d/quarantine/%s/manifest.json'", root, c->stamp);
 	sh("%s", path);
 	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
 	assert_int_equal(rr->restored, 1);

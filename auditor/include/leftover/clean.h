@@ -3,11 +3,15 @@
  *
  * The input is a scan result (scan.h); clean acts on the files whose
  * verdict is `stale` (and `broken` when asked). By default each file is
- * renamed into ROOT/.leftover/quarantine/<STAMP>/ under its relative path,
- * after a manifest listing every file (path, size, mode, mtime, SHA-256,
- * reasons) has been written and fsynced there, so a clean interrupted at any
- * point leaves each file either in place or in the quarantine with its
- * entry, and lo_restore_run puts it back.
+ * renamed into ROOT/.leftover.d/quarantine/<STAMP>/ under its relative
+ * path, after a manifest listing every file (path, size, mode, mtime,
+ * SHA-256, reasons) has been written and fsynced there, so a clean
+ * interrupted at any point leaves each file either in place or in the
+ * quarantine with its entry, and lo_restore_run puts it back. ROOT/.leftover.d
+ * (never ROOT/.leftover: that is the source tree's rule file in an
+ * in-source build, rules.h) holds a .gitignore of `*`, so that git
+ * ignores what clean keeps there; restore still finds the sets leftover
+ * 0.1 left in ROOT/.leftover/quarantine.
  *
  * Every file operation goes through directory descriptors opened from the
  * root down with O_NOFOLLOW|O_DIRECTORY (openat, renameat, unlinkat): a
@@ -17,7 +21,7 @@
  * A file tracked in git is never touched, nor one a [rule] marks `keep`;
  * a rule's `quarantine` or `delete` action decides for the files it
  * matches, whatever their verdict (rules.h). One clean or restore at a time
- * per tree: ROOT/.leftover/lock is held with flock() for the whole run (the
+ * per tree: ROOT/.leftover.d/lock is held with flock() for the whole run (the
  * CLI takes it before the scan, see lo_tree_lock_new).
  * Does not own: which files are stale or broken (the scan's verdicts,
  * verdict.h), nor the file operations' mechanics (clean_fs.h).
@@ -35,7 +39,7 @@
 #include "leftover/scan.h"
 
 /*
- * The lock of one tree (ROOT/.leftover/lock, flock), held from
+ * The lock of one tree (ROOT/.leftover.d/lock, flock), held from
  * lo_tree_lock_new to lo_tree_lock_free. lo_clean_run takes it itself
  * unless given one (opts.lock): a caller that takes it before the scan
  * makes a second clean waiting for it scan the tree as the first left it,
@@ -91,7 +95,7 @@ typedef struct lo_clean_action {
 typedef struct lo_clean_result {
 	char *root;       /* absolute; owned */
 	char *stamp;      /* the quarantine set, NULL when nothing was quarantined; owned */
-	char *quarantine; /* ROOT/.leftover/quarantine/STAMP, or NULL; owned */
+	char *quarantine; /* ROOT/.leftover.d/quarantine/STAMP, or NULL; owned */
 	lo_clean_action *actions; /* one per file acted on, in scan order */
 	size_t action_count, action_cap;
 	size_t done, failed, tracked, kept; /* moved or removed; failed; tracked; kept by a rule */
@@ -132,6 +136,8 @@ typedef struct lo_restore_entry {
 typedef struct lo_restore_result {
 	char *root;  /* owned */
 	char *stamp; /* the set restored; owned */
+	char *quarantine; /* its directory, ROOT/.leftover.d/quarantine/STAMP (or 0.1's
+			     ROOT/.leftover/...), or NULL; owned */
 	lo_restore_entry *entries;
 	size_t entry_count, entry_cap;
 	size_t restored, in_place, refused, failed;
@@ -139,7 +145,8 @@ typedef struct lo_restore_result {
 } lo_restore_result;
 
 /*
- * Put quarantine set `stamp` (NULL: the newest) of `root` back. A file that
+ * Put quarantine set `stamp` (NULL: the newest, of this version's quarantine
+ * and 0.1's) of `root` back. A file that
  * has reappeared at its path is not overwritten: it is counted as refused
  * and stays in the quarantine with the manifest. The set is removed once
  * nothing is left in it. Of `opts` (NULL: defaults) only wait, before_each

@@ -43,7 +43,11 @@ int lo_rules_load(lo_rules **out, const char *const *files, size_t count);
  * CMakeCache.txt of build_dir or its nearest ancestor that has one), the
  * build tree's .leftover/rules (next to that CMakeCache.txt, else in
  * build_dir; then build_dir's own when it is below the tree's top), then
- * `files`. ${cmake:VAR} is looked up in that CMakeCache.txt.
+ * `files`. ${cmake:VAR} is looked up in that CMakeCache.txt. In an
+ * in-source build the two share a name: a .leftover directory is no
+ * source rule file (nor is leftover 0.1's state and quarantine directory
+ * of that name), and a .leftover file has no rules below it; neither is an
+ * error.
  */
 int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const *files,
 		       size_t count);

@@ -3,7 +3,8 @@
  *
  * The walk reads directories through descriptors (openat, getdents64) and
  * their d_type, calls fstatat only where d_type is unknown, never follows a
- * symlinked directory and skips `.git` and `.leftover` (clean's quarantine).
+ * symlinked directory and skips `.git`, `.leftover.d` (clean's quarantine)
+ * and `.leftover` (where leftover 0.1 kept it).
  * Every entry that is not a directory is handed to the callback with a path
  * relative to the root. A directory that cannot be opened is handed over
  * too, with `err` set, so that the scan can report it and go on.
