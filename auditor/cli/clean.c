@@ -57,7 +57,9 @@ const lo_cli_cmd lo_cli_clean_cmd = {
 	"\n"
 	"Move the artifacts under DIR that the current build no longer produces into\n"
 	"DIR/.leftover.d/quarantine/<UTC time>/, after writing a manifest there;\n"
-	"'leftover restore DIR' puts them back. Files tracked in git are never touched.\n"
+	"'leftover restore DIR' puts them back. The symlinks there that lead to a file\n"
+	"moved (libX.so.1 -> libX.so.1.0) go with it. Files tracked in git are never\n"
+	"touched.\n"
 	"\n",
 	options,
 	"\n"
@@ -86,11 +88,19 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* What became of a file acted on, and of its links, as a verb. */
+static const char *done_word(const lo_clean_action *a, const lo_clean_opts *opts)
+{
+	return opts->dry_run ? (a->remove ? "would delete" : "would move")
+	       : a->status == LO_CLEAN_REMOVED ? "deleted"
+	       : a->status == LO_CLEAN_MOVED ? "moved" : "left in place";
+}
+
 /* One line per file acted on (all of them with --verbose or --dry-run), then the summary. */
 static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
 		       const lo_clean_opts *opts, const char *dir, bool verbose, bool quiet)
 {
-	size_t i, left = 0, moved = 0, removed = 0, planned = 0;
+	size_t i, j, left = 0, moved = 0, removed = 0, planned = 0;
 	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
 	char size[32];
 
@@ -118,15 +128,19 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 			removed_bytes += a->status == LO_CLEAN_REMOVED ? a->size : 0;
 			planned += a->status == LO_CLEAN_PLANNED;
 			planned_bytes += a->status == LO_CLEAN_PLANNED ? a->size : 0;
+			if (a->error) /* a link that could not go with the file */
+				lo_cli_error("%s", a->error);
 			if (!verbose && !opts->dry_run)
 				break;
 			why = lo_report_summary_of(a->file);
-			fprintf(out, "%s %s: %s\n",
-				opts->dry_run ? (a->remove ? "would delete" : "would move")
-				: a->status == LO_CLEAN_REMOVED ? "deleted"
-				: a->status == LO_CLEAN_MOVED ? "moved" : "left in place",
-				path, why);
+			fprintf(out, "%s %s: %s\n", done_word(a, opts), path, why);
 			free(why);
+			for (j = 0; j < a->link_count; j++) {
+				char *link = lo_report_quote_path(a->links[j]);
+
+				fprintf(out, "%s %s: a link to %s\n", done_word(a, opts), link, path);
+				free(link);
+			}
 			break;
 		}
 		free(path);
@@ -178,7 +192,7 @@ static void put_json(FILE *out, const char *s)
 
 static void write_json(FILE *out, const lo_clean_result *cr, const lo_clean_opts *opts)
 {
-	size_t i;
+	size_t i, j;
 
 	fputs("{\"leftover\": 1, \"root\": ", out);
 	put_json(out, cr->root);
@@ -196,7 +210,12 @@ static void write_json(FILE *out, const lo_clean_result *cr, const lo_clean_opts
 			lo_verdict_str(a->file->verdict), lo_clean_status_str(a->status),
 			(unsigned long long)a->size);
 		put_json(out, a->error);
-		fputc('}', out);
+		fputs(", \"links\": [", out);
+		for (j = 0; j < a->link_count; j++) {
+			fputs(j ? ", " : "", out);
+			put_json(out, a->links[j]);
+		}
+		fputs("]}", out);
 	}
 	fprintf(out, "], \"summary\": {\"done\": %zu, \"failed\": %zu, \"tracked\": %zu, "
 		     "\"bytes\": %llu}}\n",

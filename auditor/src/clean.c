@@ -15,7 +15,7 @@
  * the rename took.
  *
  * Quarantine and tree are on the same file system in the normal case
- * (.leftover sits in the root), so a move is one renameat2 with
+ * (.leftover.d sits in the root), so a move is one renameat2 with
  * RENAME_NOREPLACE: atomic, data never copied. A subdirectory mounted from
  * elsewhere fails with EXDEV and is reported like any other failure.
  *
@@ -87,11 +87,20 @@ static int lock_covers(const lo_tree_lock *lock, int rootfd, const char *root)
 	return 0;
 }
 
+/* A symlink that goes with a file (find_links): what planning learnt of it. */
+typedef struct link_plan {
+	char *path; /* relative to the root; owned */
+	struct stat st;
+	char sha[65];
+} link_plan;
+
 /* What planning learnt about one file. */
 typedef struct plan {
 	lo_clean_action *act;
 	struct stat st; /* the identity the move checks again */
 	char sha[65];
+	link_plan *links; /* in act->links' order; owned */
+	size_t link_count, link_cap;
 } plan;
 
 const char *lo_clean_status_str(lo_clean_status s)
@@ -113,8 +122,10 @@ void lo_clean_result_free(lo_clean_result *res)
 
 	if (!res)
 		return;
-	for (i = 0; i < res->action_count; i++)
+	for (i = 0; i < res->action_count; i++) {
 		free(res->actions[i].error);
+		lo_strv_free(res->actions[i].links, res->actions[i].link_count);
+	}
 	free(res->actions);
 	free(res->root);
 	free(res->stamp);
@@ -249,21 +260,24 @@ out:
 	return ok;
 }
 
-static json_t *manifest_entry(const plan *pl)
+/* The manifest's entry of one thing moved: f's file, or (link_of set) a link that goes with it. */
+static json_t *manifest_entry(const lo_file *f, const char *path, const struct stat *st,
+			      const char *sha, const char *link_of)
 {
-	const lo_file *f = pl->act->file;
 	json_t *e = json_object(), *reasons = json_array();
 	size_t i;
 
-	lo_clean_json_set_path(e, f->path);
-	json_object_set_new(e, "size", json_integer((json_int_t)pl->st.st_size));
-	json_object_set_new(e, "mode", json_integer((json_int_t)pl->st.st_mode));
-	json_object_set_new(e, "mtime", json_integer((json_int_t)pl->st.st_mtim.tv_sec));
-	json_object_set_new(e, "mtime_nsec", json_integer((json_int_t)pl->st.st_mtim.tv_nsec));
-	json_object_set_new(e, "sha256", json_string(pl->sha));
+	lo_clean_json_set_path(e, path);
+	json_object_set_new(e, "size", json_integer((json_int_t)st->st_size));
+	json_object_set_new(e, "mode", json_integer((json_int_t)st->st_mode));
+	json_object_set_new(e, "mtime", json_integer((json_int_t)st->st_mtim.tv_sec));
+	json_object_set_new(e, "mtime_nsec", json_integer((json_int_t)st->st_mtim.tv_nsec));
+	json_object_set_new(e, "sha256", json_string(sha));
 	json_object_set_new(e, "verdict", json_string(lo_verdict_str(f->verdict)));
-	json_object_set_new(e, "symlink", json_boolean(S_ISLNK(pl->st.st_mode)));
-	for (i = 0; i < f->reason_count; i++) {
+	json_object_set_new(e, "symlink", json_boolean(S_ISLNK(st->st_mode)));
+	if (link_of)
+		json_object_set_new(e, "link_of", json_string(link_of)); /* dropped when not UTF-8 */
+	for (i = 0; !link_of && i < f->reason_count; i++) {
 		json_t *r = json_object();
 
 		/* json_string refuses text that is not UTF-8: such a detail is left out */
@@ -324,15 +338,86 @@ static int write_manifest(lo_clean_result *res, int stampfd, const plan *plans, 
 	json_object_set_new(doc, "leftover-manifest", json_integer(1));
 	json_object_set_new(doc, "stamp", json_string(res->stamp));
 	json_object_set_new(doc, "root", json_string(res->root)); /* dropped when not UTF-8 */
-	for (i = 0; i < n; i++)
-		if (plans[i].act->status == LO_CLEAN_PLANNED && !plans[i].act->remove)
-			json_array_append_new(files, manifest_entry(&plans[i]));
+	for (i = 0; i < n; i++) {
+		const plan *pl = &plans[i];
+		size_t j;
+
+		if (pl->act->status != LO_CLEAN_PLANNED || pl->act->remove)
+			continue;
+		json_array_append_new(files, manifest_entry(pl->act->file, pl->act->file->path,
+							    &pl->st, pl->sha, NULL));
+		for (j = 0; j < pl->link_count; j++)
+			json_array_append_new(files, manifest_entry(pl->act->file, pl->links[j].path,
+								    &pl->links[j].st, pl->links[j].sha,
+								    pl->act->file->path));
+	}
 	json_object_set_new(doc, "files", files);
 	lo_buf_printf(&what, "%s/" LO_CLEAN_MANIFEST, res->quarantine);
 	rc = lo_clean_write_json(stampfd, LO_CLEAN_MANIFEST, doc, what.ptr);
 	lo_buf_dispose(&what);
 	json_decref(doc);
 	return rc;
+}
+
+/* A link of pl's that stays where it is after all: out of its action's list, the reason in its error. */
+static void link_stays(plan *pl, size_t j, const char *why, int err)
+{
+	lo_clean_action *a = pl->act;
+	lo_buf msg = LO_BUF_INIT;
+
+	if (a->error)
+		lo_buf_printf(&msg, "%s; ", a->error);
+	lo_buf_printf(&msg, why, pl->links[j].path, a->file->path);
+	if (err)
+		lo_buf_printf(&msg, ": %s", strerror(err));
+	free(a->error);
+	a->error = lo_buf_detach(&msg);
+	free(a->links[j]);
+	memmove(&a->links[j], &a->links[j + 1], (a->link_count - j - 1) * sizeof(char *));
+	a->link_count--;
+	free(pl->links[j].path);
+	memmove(&pl->links[j], &pl->links[j + 1], (pl->link_count - j - 1) * sizeof(link_plan));
+	pl->link_count--;
+}
+
+/*
+ * After pl's file has gone: its links go the same way, each checked to be
+ * the link planning saw. One that cannot go stays, said in the action's
+ * error; the file's own move stands.
+ */
+static void move_links(int rootfd, int stampfd, plan *pl)
+{
+	size_t j = 0;
+
+	while (j < pl->link_count) {
+		lo_dpath src, dst;
+		struct stat st;
+		int rc = -1;
+
+		memset(&dst, 0, sizeof(dst));
+		lo_dpath_init(&src, pl->links[j].path);
+		if (lo_dpath_open(&src, rootfd, false) < 0 ||
+		    TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
+					       AT_SYMLINK_NOFOLLOW)) < 0 ||
+		    !same_file(&st, &pl->links[j].st)) {
+			link_stays(pl, j, "left link '%s' to '%s' alone: it changed after the scan", 0);
+		} else if (pl->act->remove) {
+			if ((rc = TEMP_FAILURE_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+							      0))) < 0)
+				link_stays(pl, j, "cannot remove link '%s' to '%s'", errno);
+		} else {
+			lo_dpath_init(&dst, pl->links[j].path);
+			if ((rc = lo_dpath_open(&dst, stampfd, true)) == 0)
+				rc = TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+								  lo_dpath_dirfd(&dst),
+								  lo_dpath_name(&dst), RENAME_NOREPLACE));
+			if (rc < 0)
+				link_stays(pl, j, "cannot move link '%s' to '%s' into the quarantine", errno);
+		}
+		j += rc == 0;
+		lo_dpath_dispose(&src);
+		lo_dpath_dispose(&dst);
+	}
 }
 
 /* Move (or unlink) one planned file, re-checking its identity on the way. */
@@ -409,6 +494,7 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 	}
 	res->done++;
 	res->bytes += pl->act->size;
+	move_links(rootfd, stampfd, pl);
 	lo_dpath_prune(&src);
 out:
 	lo_dpath_dispose(&src);
@@ -440,6 +526,149 @@ static int decide(const lo_file *f, const lo_clean_opts *opts)
 	return -1;
 }
 
+/* A symlink of a directory: its name and the text it holds. */
+typedef struct dir_link {
+	char *name, *target;
+} dir_link;
+
+/*
+ * The symlinks of directory `dfd`, owned, in *out. A listing that fails
+ * gives fewer: a link not found stays where it is, as before clean knew
+ * of links (the next scan reports it dangling).
+ */
+static size_t read_links(int dfd, dir_link **out)
+{
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int fd = dup(dfd);
+	DIR *d;
+
+	*out = NULL;
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewinddir(d);
+	while ((de = lo_clean_readdir(d))) {
+		char target[PATH_MAX];
+		struct stat st;
+		ssize_t len;
+
+		if (de->d_type != DT_LNK &&
+		    (de->d_type != DT_UNKNOWN || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		     !S_ISLNK(st.st_mode)))
+			continue;
+		len = TEMP_FAILURE_RETRY(readlinkat(dfd, de->d_name, target, sizeof(target) - 1));
+		if (len < 0)
+			continue;
+		target[len] = '\0';
+		lo_array_grow(out, &cap, n + 1, sizeof(dir_link));
+		(*out)[n].name = lo_xstrdup(de->d_name);
+		(*out)[n++].target = lo_xstrdup(target);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Does links[j] lead to `name`, through links of the same directory only? */
+static bool leads_to(const dir_link *links, size_t n, size_t j, const char *name)
+{
+	const char *at = links[j].target;
+	size_t hops, k;
+
+	/* n hops at most: a loop of links leads nowhere */
+	for (hops = 0; hops <= n && !strchr(at, '/'); hops++) {
+		if (!strcmp(at, name))
+			return true;
+		for (k = 0; k < n && strcmp(links[k].name, at); k++)
+			;
+		if (k == n)
+			return false;
+		at = links[k].target;
+	}
+	return false;
+}
+
+/* Does this clean act on `path` already, as a file or a link going with one? */
+static bool taken(const lo_clean_result *res, const char *path)
+{
+	size_t i, j;
+
+	for (i = 0; i < res->action_count; i++) {
+		if (!strcmp(res->actions[i].file->path, path))
+			return true;
+		for (j = 0; j < res->actions[i].link_count; j++)
+			if (!strcmp(res->actions[i].links[j], path))
+				return true;
+	}
+	return false;
+}
+
+/* Add the link `name` of pl's directory (dfd) to pl, unless it must stay. */
+static void add_link(lo_clean_result *res, const lo_scan_result *scan, const lo_clean_opts *opts,
+		     lo_git *git, plan *pl, int dfd, const char *name)
+{
+	const char *path = pl->act->file->path, *slash = strrchr(path, '/');
+	lo_clean_action *a = pl->act;
+	const lo_rule *rule = NULL;
+	char target[PATH_MAX], *rel;
+	link_plan lp;
+	ssize_t len;
+	size_t cap;
+
+	if (asprintf(&rel, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name) < 0)
+		abort();
+	if (opts->rules)
+		rule = lo_rules_rule_for(opts->rules, rel, states_of(a->file));
+	/* a link the current build makes points at its file next time it builds */
+	if (taken(res, rel) || is_tracked(git, res->root, rel) ||
+	    (rule && rule->action == LO_RULES_ACTION_KEEP) || lo_scan_produced(scan, rel) ||
+	    TEMP_FAILURE_RETRY(fstatat(dfd, name, &lp.st, AT_SYMLINK_NOFOLLOW)) < 0 ||
+	    !S_ISLNK(lp.st.st_mode) || changed_since(&lp.st, &opts->scan_began) ||
+	    (len = TEMP_FAILURE_RETRY(readlinkat(dfd, name, target, sizeof(target)))) < 0) {
+		free(rel);
+		return;
+	}
+	lo_clean_sha256_mem(target, (size_t)len, lp.sha);
+	lp.path = rel;
+	cap = pl->link_cap; /* a->links grows with pl->links */
+	lo_array_grow(&pl->links, &pl->link_cap, pl->link_count + 1, sizeof(lp));
+	pl->links[pl->link_count++] = lp;
+	lo_array_grow(&a->links, &cap, a->link_count + 1, sizeof(char *));
+	a->links[a->link_count++] = lo_xstrdup(rel);
+}
+
+/*
+ * The symlinks beside pl's file that lead to it through links there only
+ * (a soname chain: libX.so.1 -> libX.so.1.0): left behind they would
+ * dangle, and the next scan would report each as a finding of its own,
+ * one clean and one restore more. So they go where the file goes, each
+ * in the manifest. Never one this clean acts on anyway, one tracked in
+ * git or kept by a rule, nor one the current build makes.
+ */
+static void find_links(lo_clean_result *res, const lo_scan_result *scan,
+		       const lo_clean_opts *opts, lo_git *git, int rootfd, plan *pl)
+{
+	dir_link *links = NULL;
+	size_t n = 0, j;
+	lo_dpath dp;
+
+	if (lo_dpath_init(&dp, pl->act->file->path) < 0)
+		return;
+	if (lo_dpath_open(&dp, rootfd, false) == 0)
+		n = read_links(lo_dpath_dirfd(&dp), &links);
+	for (j = 0; j < n; j++)
+		if (leads_to(links, n, j, lo_dpath_name(&dp)))
+			add_link(res, scan, opts, git, pl, lo_dpath_dirfd(&dp), links[j].name);
+	for (j = 0; j < n; j++) {
+		free(links[j].name);
+		free(links[j].target);
+	}
+	free(links);
+	lo_dpath_dispose(&dp);
+}
+
 /*
  * The tree's lock for a clean that changes something: the caller's when it
  * holds one (then *lockfd stays -1: nothing of it is ours to close), else
@@ -461,33 +690,17 @@ static int take_lock(const char *root, const lo_clean_opts *opts, int rootfd, in
 	return lo_clean_lock(rootfd, root, opts->wait, opts->stop, dotfd, lockfd);
 }
 
-int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts)
+/*
+ * One action and plan per file decide() takes, each planned (stat, hash)
+ * unless kept or tracked, then the links that go with the planned ones;
+ * how many were planned, and of those how many go to the quarantine.
+ */
+static void plan_all(lo_clean_result *res, const lo_scan_result *scan, const lo_clean_opts *opts,
+		     int rootfd, plan *plans, size_t *planned, size_t *quarantined)
 {
-	static const lo_clean_opts defaults;
-	lo_clean_result *res;
-	plan *plans = NULL;
 	lo_git *git = NULL; /* none, a bare one or an unreadable index: nothing is tracked */
-	size_t i, n = 0, planned = 0, quarantined = 0;
-	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, stampfd = -1, rc = 0;
+	size_t i;
 
-	*out = NULL;
-	if (!opts)
-		opts = &defaults;
-	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-	if (rootfd < 0)
-		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
-	if ((rc = take_lock(scan->root, opts, rootfd, &dotfd, &lockfd)) < 0) {
-		close(rootfd);
-		return rc;
-	}
-	res = lo_xcalloc(1, sizeof(*res));
-	res->root = lo_xstrdup(scan->root);
-	for (i = 0; i < scan->file_count; i++)
-		if (decide(&scan->files[i], opts) >= 0)
-			n++;
-	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
-	res->action_cap = n;
-	plans = lo_xcalloc(n ? n : 1, sizeof(plan));
 	lo_git_open(&git, scan->root);
 	for (i = 0; i < scan->file_count; i++) {
 		int what = decide(&scan->files[i], opts);
@@ -509,11 +722,43 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 			a->status = LO_CLEAN_KEPT_TRACKED;
 			res->tracked++;
 		} else if (plan_file(res, rootfd, pl, &opts->scan_began)) {
-			planned++;
-			quarantined += !a->remove;
+			(*planned)++;
+			*quarantined += !a->remove;
 		}
 	}
+	for (i = 0; i < res->action_count; i++)
+		if (plans[i].act->status == LO_CLEAN_PLANNED)
+			find_links(res, scan, opts, git, rootfd, &plans[i]);
 	lo_git_free(git);
+}
+
+int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts)
+{
+	static const lo_clean_opts defaults;
+	lo_clean_result *res;
+	plan *plans = NULL;
+	size_t i, n = 0, planned = 0, quarantined = 0;
+	int rootfd, dotfd = -1, lockfd = -1, qfd = -1, stampfd = -1, rc = 0;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	if (rootfd < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
+	if ((rc = take_lock(scan->root, opts, rootfd, &dotfd, &lockfd)) < 0) {
+		close(rootfd);
+		return rc;
+	}
+	res = lo_xcalloc(1, sizeof(*res));
+	res->root = lo_xstrdup(scan->root);
+	for (i = 0; i < scan->file_count; i++)
+		if (decide(&scan->files[i], opts) >= 0)
+			n++;
+	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
+	res->action_cap = n;
+	plans = lo_xcalloc(n ? n : 1, sizeof(plan));
+	plan_all(res, scan, opts, rootfd, plans, &planned, &quarantined);
 	if (opts->dry_run || !planned)
 		goto out;
 	if (quarantined) {
@@ -550,6 +795,11 @@ out:
 		close(dotfd);
 	}
 	close(rootfd);
+	for (i = 0; i < res->action_count; i++) {
+		while (plans[i].link_count)
+			free(plans[i].links[--plans[i].link_count].path);
+		free(plans[i].links);
+	}
 	free(plans);
 	if (rc < 0) {
 		lo_clean_result_free(res);

@@ -420,6 +420,32 @@ void lo_scan_free(scan *s)
 	free(s);
 }
 
+bool lo_scan_produced(const lo_scan_result *res, const char *path)
+{
+	const scan *s = res->scan;
+	bool yes = false;
+	size_t i, n;
+	char *abs;
+
+	if (!s || !s->bs)
+		return false;
+	if (path[0] == '/')
+		abs = lo_xstrdup(path);
+	else if (asprintf(&abs, "%s%s%s", res->root, strcmp(res->root, "/") ? "/" : "", path) < 0)
+		abort();
+	for (i = 0; i < s->root_count && !yes; i++) {
+		const char *base = s->build_dirs[i];
+		lo_orphan_verdict v;
+
+		if (!s->bs[i] || !base || strncmp(abs, base, (n = strlen(base))) || abs[n] != '/')
+			continue;
+		lo_buildsys_judge(s->bs[i], abs + n + 1, &v);
+		yes = v.orphan == 0;
+	}
+	free(abs);
+	return yes;
+}
+
 int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
 		const lo_scan_opts *opts)
 {

@@ -13,6 +13,13 @@
  * ignores what clean keeps there; restore still finds the sets leftover
  * 0.1 left in ROOT/.leftover/quarantine.
  *
+ * The tree is left consistent: the symlinks beside a file acted on that
+ * lead to it through links there (a soname chain, libX.so.1 ->
+ * libX.so.1.0) go with it, each in the manifest, so that no dangling link
+ * is the next scan's finding and a restore puts back the chain whole.
+ * Never one the current build makes (lo_scan_produced), one tracked or
+ * kept by a rule.
+ *
  * Every file operation goes through directory descriptors opened from the
  * root down with O_NOFOLLOW|O_DIRECTORY (openat, renameat, unlinkat): a
  * symlink met on the way, including a directory swapped for one after the
@@ -89,7 +96,13 @@ typedef struct lo_clean_action {
 	lo_clean_status status;
 	bool remove;  /* unlinked rather than quarantined (--delete or a rule) */
 	uint64_t size;
-	char *error; /* owned, or NULL */
+	char *error; /* owned, or NULL; also set when the file went but a link of it stayed */
+	/*
+	 * The symlinks that went with the file (planned, in a dry run): relative
+	 * to the root, in the manifest after the file; owned.
+	 */
+	char **links;
+	size_t link_count;
 } lo_clean_action;
 
 typedef struct lo_clean_result {
@@ -146,7 +159,7 @@ typedef struct lo_restore_result {
 
 /*
  * Put quarantine set `stamp` (NULL: the newest, of this version's quarantine
- * and 0.1's) of `root` back. A file that
+ * and 0.1's) of `root` back, links as links. A file that
  * has reappeared at its path is not overwritten: it is counted as refused
  * and stays in the quarantine with the manifest. The set is removed once
  * nothing is left in it. Of `opts` (NULL: defaults) only wait, before_each

@@ -110,6 +110,14 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		const lo_scan_opts *opts);
 void lo_scan_result_free(lo_scan_result *res);
 
+/*
+ * Does the current build make the file at `path` (relative to res->root,
+ * or absolute), by the records the scan read? False also where no record
+ * says either way. For what the scan did not judge itself: a symlink,
+ * reported by its target, that clean would move with it (clean.h).
+ */
+bool lo_scan_produced(const lo_scan_result *res, const char *path);
+
 /* Free what f owns (not f itself). */
 void lo_file_dispose(lo_file *f);
 
