@@ -125,11 +125,11 @@ static const lo_rules_host *ruled_host(const lo_cli_opts *o, const char *abs, co
  * The program that loads the file at abs, as the scan picks it: the
  * program of a [host] rule that takes it, unless --python or --host names
  * one; the interpreter for a Python extension; --host for another object;
- * else NULL (a plain C program). A shim is followed (hosts.h) and said so.
- * Returns 0, or -1 after printing the error.
+ * else NULL (a plain C program). A shim is followed (hosts.h), said so with
+ * --verbose. Returns 0, or -1 after printing the error.
  */
 static int host_program(char **out, const lo_cli_opts *o, const char *abs, const lo_elf *e,
-			lo_kind kind)
+			lo_kind kind, bool verbose)
 {
 	const lo_rules_host *ruled = ruled_host(o, abs, e);
 	const char *given = kind == LO_KIND_PYTHON_EXTENSION ? o->scan.python : o->scan.host;
@@ -158,7 +158,7 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, const
 		free(program);
 		return -1;
 	}
-	if (real->how)
+	if (real->how && verbose)
 		fprintf(stderr, "leftover: note: %s\n", real->how);
 	free(program);
 	*out = lo_xstrdup(real->path);
@@ -241,7 +241,7 @@ int lo_cmd_explain(int argc, char **argv)
 	}
 	kind = lo_scan_kind_of(e, abs);
 	/* the rules of the file's own tree: they may name the program that loads it */
-	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind) < 0)
+	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind, verbose) < 0)
 		goto out;
 	/* no program named: a plain C program of the object's own target, when modelled */
 	target = lo_target_of(e);

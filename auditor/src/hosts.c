@@ -417,6 +417,8 @@ struct lo_hosts {
 	lo_map *python_by_dir;     /* directory -> interpreter path (owned) or NULL */
 	char **notes;
 	size_t note_count, note_cap;
+	char **details; /* lo_hosts_detail's */
+	size_t detail_count, detail_cap;
 	/* lo_hosts_python_start's thread and the directory it asks for */
 	bool started, starter_running;
 	pthread_t starter;
@@ -460,6 +462,7 @@ void lo_hosts_free(lo_hosts *hs)
 	for (i = 0; i < hs->note_count; i++)
 		free(hs->notes[i]);
 	free(hs->notes);
+	lo_strv_free(hs->details, hs->detail_count);
 	pthread_cond_destroy(&hs->ready);
 	pthread_mutex_destroy(&hs->lock);
 	free(hs);
@@ -474,6 +477,11 @@ static void add_note(lo_hosts *hs, char *line)
 {
 	lo_array_grow(&hs->notes, &hs->note_cap, hs->note_count + 1, sizeof(char *));
 	hs->notes[hs->note_count++] = line;
+}
+
+const char *lo_hosts_detail(const lo_hosts *hs, size_t i)
+{
+	return i < hs->detail_count ? hs->details[i] : NULL;
 }
 
 /* What a host's program loads first, as the rules write it. */
@@ -561,8 +569,11 @@ static void entry_notes(lo_hosts *hs, const entry *e)
 	}
 	if (!e->program)
 		return;
-	if (e->program->how)
-		add_note(hs, lo_xstrdup(e->program->how));
+	/* a shim followed is the normal case on a pyenv machine: a detail, not news */
+	if (e->program->how) {
+		lo_array_grow(&hs->details, &hs->detail_cap, hs->detail_count + 1, sizeof(char *));
+		hs->details[hs->detail_count++] = lo_xstrdup(e->program->how);
+	}
 	if (!e->program->unasked)
 		return;
 	if (asprintf(&line, "%s; read as the %s program it is, it judges its extension "

@@ -226,6 +226,8 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		/* quiet on success: the notes explain findings, or come with --verbose */
 		for (i = 0; i < res->note_count; i++)
 			fprintf(out, "note: %s\n", res->notes[i]);
+		for (i = 0; (flags & LO_REPORT_VERBOSE) && i < res->detail_count; i++)
+			fprintf(out, "note: %s\n", res->details[i]);
 		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped",
 			sm->files, sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
 			sm->by_verdict[LO_VERDICT_STALE], sm->by_verdict[LO_VERDICT_UNREADABLE],
@@ -433,6 +435,8 @@ static json_t *tail_json(const lo_scan_result *res)
 
 	for (i = 0; i < res->note_count; i++)
 		json_array_append_new(notes, jstr(res->notes[i]));
+	for (i = 0; i < res->detail_count; i++) /* a document holds everything */
+		json_array_append_new(notes, jstr(res->details[i]));
 	json_object_set_new(doc, "notes", notes);
 	for (i = 0; i < res->origin_count; i++) {
 		const lo_scan_origin *og = &res->origins[i];

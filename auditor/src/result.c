@@ -76,6 +76,7 @@ void lo_scan_result_free(lo_scan_result *res)
 	for (i = 0; i < res->note_count; i++)
 		free(res->notes[i]);
 	free(res->notes);
+	lo_strv_free(res->details, res->detail_count);
 	for (i = 0; i < res->root_count; i++)
 		free(res->roots[i]);
 	free(res->roots);

@@ -420,6 +420,18 @@ void lo_scan_free(scan *s)
 	free(s);
 }
 
+/* What the hosts have to say, into the result: notes, and details for --verbose. */
+static void take_host_notes(scan *s)
+{
+	size_t i, cap = 0;
+
+	for (i = 0; lo_hosts_note(s->hosts, i); i++)
+		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
+	for (i = 0; lo_hosts_detail(s->hosts, i); i++)
+		lo_strv_add_unique(&s->res->details, &s->res->detail_count, &cap,
+				   lo_hosts_detail(s->hosts, i));
+}
+
 bool lo_scan_produced(const lo_scan_result *res, const char *path)
 {
 	const scan *s = res->scan;
@@ -528,8 +540,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	lo_resolver_release(s->resolver);
 	lo_hosts_settle(s->hosts);
 	collect_files(s);
-	for (i = 0; lo_hosts_note(s->hosts, i); i++)
-		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
+	take_host_notes(s);
 	add_rule_reasons(s);
 	for (i = 0; i < s->res->file_count; i++)
 		s->res->summary.by_verdict[s->res->files[i].verdict]++;

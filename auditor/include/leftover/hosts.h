@@ -132,4 +132,10 @@ void lo_hosts_settle(lo_hosts *hs);
  */
 const char *lo_hosts_note(const lo_hosts *hs, size_t i);
 
+/*
+ * Likewise the sentences that matter only to whoever asks for details: a
+ * shim followed to the program it runs (on a pyenv machine, every scan).
+ */
+const char *lo_hosts_detail(const lo_hosts *hs, size_t i);
+
 #endif

@@ -78,6 +78,9 @@ typedef struct lo_scan_result {
 	lo_scan_summary summary;
 	char **notes; /* lines about the scan itself (build system, git), owned */
 	size_t note_count, note_cap;
+	/* lines the text report shows only with --verbose (a shim followed); owned */
+	char **details;
+	size_t detail_count;
 	lo_scan_origin *origins; /* one per root that is a build tree with a known source */
 	size_t origin_count;
 	struct scan *scan; /* private: what the scan itself used, freed with the result */
