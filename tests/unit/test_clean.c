@@ -573,6 +573,65 @@ static void test_list_and_purge(void **state)
 	lo_scan_result_free(r);
 }
 
+/*
+ * The links of the file's directory that lead to it, through links there
+ * only, go with it and come back as they were (a soname chain); a link to
+ * another file, a loop, a path through another directory and the link of
+ * another directory stay. --delete removes the chain with its file.
+ */
+static void test_links_go_with_their_file(void **state)
+{
+	lo_scan_result *r = result_new();
+	lo_clean_result *c = NULL;
+	lo_restore_result *rr = NULL;
+	lo_clean_opts opts = { 0 };
+	const lo_clean_action *a;
+	char *fp1, *fp2;
+
+	put(root, "a/libx.so.1.0", "x", 0755);
+	put(root, "a/libother.so.2", "o", 0755);
+	sh("cd '%s/a' && ln -s libx.so.1.0 libx.so.1 && ln -s libx.so.1 libx.so && "
+	   "ln -s libother.so.2 libother.so && ln -s loop2 loop1 && ln -s loop1 loop2 && "
+	   "ln -s ./libx.so.1.0 dotted && mkdir ../b && ln -s ../a/libx.so.1.0 ../b/libx.so.1", root);
+	add(r, "a/libx.so.1.0", LO_VERDICT_STALE);
+	fp1 = fingerprint_of(root, false);
+	opts.dry_run = true;
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	assert_int_equal(action(c, "a/libx.so.1.0")->link_count, 2);
+	assert_true(exists(root, "a/libx.so.1"));
+	lo_clean_result_free(c);
+
+	opts.dry_run = false;
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	a = action(c, "a/libx.so.1.0");
+	assert_int_equal(a->status, LO_CLEAN_MOVED);
+	assert_null(a->error);
+	assert_int_equal(a->link_count, 2);
+	assert_true((!strcmp(a->links[0], "a/libx.so.1") && !strcmp(a->links[1], "a/libx.so")) ||
+		    (!strcmp(a->links[1], "a/libx.so.1") && !strcmp(a->links[0], "a/libx.so")));
+	assert_false(exists(root, "a/libx.so.1"));
+	assert_false(exists(root, "a/libx.so"));
+	assert_true(exists(root, "a/libother.so") && exists(root, "a/loop1") &&
+		    exists(root, "a/dotted") && exists(root, "b/libx.so.1"));
+	assert_int_equal(lo_restore_run(&rr, root, NULL, NULL), 0);
+	assert_int_equal(rr->restored, 3);
+	sh("rm -rf '%s/.leftover.d'", root);
+	fp2 = fingerprint_of(root, false);
+	assert_string_equal(fp1, fp2); /* the links' text included (find's %l) */
+	lo_restore_result_free(rr);
+	lo_clean_result_free(c);
+
+	opts.remove = true;
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	assert_int_equal(action(c, "a/libx.so.1.0")->status, LO_CLEAN_REMOVED);
+	assert_false(exists(root, "a/libx.so.1") || exists(root, "a/libx.so"));
+	assert_true(exists(root, "a/libother.so"));
+	free(fp1);
+	free(fp2);
+	lo_clean_result_free(c);
+	lo_scan_result_free(r);
+}
+
 /* Names are bytes: one that is not UTF-8 goes through the manifest (as path_hex) and back. */
 static void test_name_not_utf8(void **state)
 {
@@ -616,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup(test_lock_held, setup),
 		cmocka_unit_test_setup(test_list_and_purge, setup),
 		cmocka_unit_test_setup(test_name_not_utf8, setup),
+		cmocka_unit_test_setup(test_links_go_with_their_file, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
