@@ -162,6 +162,15 @@ def test_soversion_bump_clean_takes_the_link_and_restore_gives_both_back():
     back = lotest.leftover("restore", "--verbose", build)
     assert back.returncode == 0 and "restored 3 files" in back.stdout, (back.stdout, back.stderr)
     assert {name: identity(build / name) for name in chain} == want
+
+    # a link the current build makes stays, even when it leads to the file
+    (build / "libcore.so").unlink()
+    (build / "libcore.so").symlink_to("libcore.so.1.0")
+    dry = lotest.leftover("clean", "--dry-run", build)
+    assert "would move libcore.so.1: a link to libcore.so.1.0" in dry.stdout, dry.stdout
+    assert "would move libcore.so:" not in dry.stdout, dry.stdout
+    (build / "libcore.so").unlink()
+    (build / "libcore.so").symlink_to("libcore.so.2")
     lotest.assert_stale_not_rebuilt(r, build, [lotest.CMAKE, "--build", build])
 
 
