@@ -119,9 +119,11 @@ static void read_state(const char *file, const char *real, const char *head, cha
 
 /*
  * mkdir -p of `dir`, mode 0700 (the paths of one's build trees are one's
- * own business), and only inside a directory of the user's own: root with
- * a user's HOME (sudo) would fill that user's cache with files the user
- * could not replace. True when `dir` is then a directory of ours.
+ * own business). True when `dir` is then a directory of ours. root makes
+ * directories only inside its own: with a user's HOME (sudo) it would fill
+ * that user's cache with files the user could not replace; anyone else
+ * makes them where the kernel lets it (a cache under /tmp), and they are
+ * that user's.
  */
 static bool own_dirs(char *dir)
 {
@@ -135,7 +137,8 @@ static bool own_dirs(char *dir)
 			*p = '\0';
 		if (stat(dir, &st) == 0)
 			owner = S_ISDIR(st.st_mode) ? st.st_uid : (uid_t)-1;
-		else if (errno == ENOENT && owner == geteuid() && mkdir(dir, 0700) == 0)
+		else if (errno == ENOENT && (owner == geteuid() || geteuid() != 0) &&
+			 mkdir(dir, 0700) == 0)
 			owner = geteuid();
 		else
 			ok = false;
