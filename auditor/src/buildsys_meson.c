@@ -15,6 +15,11 @@
  * Each target has a private directory beside its output, `<output>.p/`
  * (objects, generated headers, precompiled headers): bookkeeping, never a
  * candidate, however its files are named (`x.so.p/x.c.o` matches `*.so.*`).
+ *
+ * The interpreter of import('python').find_installation() is recorded in a
+ * readable form only in meson-logs/meson-log.txt, the log of the last
+ * configure (meson-private/ holds pickles, meson-info/ gives the python
+ * dependency's version and include dirs, not the program).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,4 +123,84 @@ bool lo_buildsys_is_private(const lo_buildsys *bs, const char *relpath)
 		if (slash - rel > 2 && !strncmp(slash - 2, ".p", 2))
 			return true;
 	return false;
+}
+
+/* ---- the configured interpreter ------------------------------------------------ */
+
+/* Is `name`, as meson logs a program, a Python's: python, python3, python3.12, pypy3? */
+static bool python_named(const char *name, size_t len)
+{
+	const char *base = memrchr(name, '/', len);
+
+	if (base) {
+		len -= (size_t)(base + 1 - name);
+		name = base + 1;
+	}
+	return (len >= 6 && !strncmp(name, "python", 6)) || (len >= 4 && !strncmp(name, "pypy", 4));
+}
+
+/*
+ * One line of meson-log.txt: "Program NAME[ (MODULES)] found: YES[ VERSION] (COMMAND)[ ...]",
+ * as find_installation and find_program write it. The COMMAND of a Python's
+ * line when it is one absolute path, owned; else NULL.
+ */
+static char *logged_python(const char *line)
+{
+	static const char head[] = "Program ", yes[] = " found: YES ";
+	const char *name = line + sizeof(head) - 1, *found, *open, *close;
+	size_t nlen;
+
+	if (strncmp(line, head, sizeof(head) - 1) || !(found = strstr(name, yes)))
+		return NULL;
+	nlen = strcspn(name, " ");
+	if (name + nlen > found || !python_named(name, nlen))
+		return NULL;
+	if (!(open = strchr(found + sizeof(yes) - 1, '(')) || open[1] != '/')
+		return NULL;
+	/* the command ends at the first ')' that ends the line or a word */
+	for (close = strchr(open, ')'); close && close[1] && close[1] != ' ' && close[1] != '\n';
+	     close = strchr(close + 1, ')'))
+		;
+	if (!close || memchr(open + 1, ' ', (size_t)(close - open - 1)))
+		return NULL; /* several words (`/usr/bin/env python3`): not one program */
+	return lo_xstrndup(open + 1, (size_t)(close - open - 1));
+}
+
+char *lo_buildsys_meson_python(const char *build_dir)
+{
+	lo_buf p = LO_BUF_INIT;
+	char *line = NULL, *found = NULL, *cmd;
+	size_t cap = 0;
+	bool several = false;
+	FILE *f;
+
+	lo_buf_printf(&p, "%s/meson-logs/meson-log.txt", build_dir);
+	f = lo_bs_is_meson_dir(build_dir) ? lo_bs_open_record(lo_buf_cstr(&p)) : NULL;
+	lo_buf_dispose(&p);
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		if (!(cmd = logged_python(line)))
+			continue;
+		if (!found)
+			found = cmd;
+		else if (strcmp(found, cmd)) {
+			several = true;
+			free(cmd);
+		} else {
+			free(cmd);
+		}
+	}
+	free(line);
+	fclose(f);
+	/*
+	 * Two Pythons (find_installation() and a find_program('python3') that
+	 * found a shim on PATH): the log does not say which one imports the
+	 * modules, and a guess could call a good one broken.
+	 */
+	if (several) {
+		free(found);
+		return NULL;
+	}
+	return found;
 }

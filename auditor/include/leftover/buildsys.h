@@ -151,4 +151,12 @@ bool lo_buildsys_is_bookkeeping(const char *relpath);
  */
 bool lo_buildsys_is_private(const lo_buildsys *bs, const char *relpath);
 
+/*
+ * The Python that meson configured BUILD_DIR with (find_installation's
+ * interpreter, as meson-logs/meson-log.txt of its last configure records
+ * it), owned; NULL when BUILD_DIR is no meson tree, the log names none, or
+ * names two Pythons without saying which builds the modules.
+ */
+char *lo_buildsys_meson_python(const char *build_dir);
+
 #endif
