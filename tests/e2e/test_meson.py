@@ -91,13 +91,6 @@ def other_pythons():
     return list(found.values())
 
 
-def shim(path, body):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("#!/usr/bin/env bash\n" + body)
-    path.chmod(0o755)
-    return path
-
-
 def environments(work):
     """Name -> variables for the scan: what python3 on PATH is, or none at all.
     Each makes PATH's python3 another interpreter than meson's, where the
@@ -107,7 +100,7 @@ def environments(work):
     for p in other_pythons()[:2]:
         d = work / ("shim-" + os.path.basename(os.path.dirname(os.path.dirname(p))) +
                     os.path.basename(p))
-        shim(d / "python3", 'exec "%s" "$@"\n' % p)
+        lotest.shim(d / "python3", 'exec "%s" "$@"\n' % p)
         envs["a shim to " + p] = {"PATH": "%s:%s" % (d, base)}
     if os.access(PYENV_SHIM, os.X_OK):
         shims = os.path.dirname(PYENV_SHIM)
