@@ -692,6 +692,10 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 		if (missing)
 			snprintf(v->detail, sizeof(v->detail), "no record of building it read; %s",
 				 missing);
+		else if (strstr(t->generator, "Makefiles")) /* buildsys_make.c: none is kept */
+			snprintf(v->detail, sizeof(v->detail), "no record names it: a Unix Makefiles "
+				 "tree keeps none of what a live target no longer makes (an OUTPUT_NAME "
+				 "rename, a SOVERSION bump)");
 		goto tree_evidence;
 	}
 	/* the rule: every record that could produce it read whole, its own tree's and outer ones' */
