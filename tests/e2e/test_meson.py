@@ -142,6 +142,8 @@ def test_configured_not_built():
         text = lotest.leftover("scan", build, env=env)
         assert "broken%s: broken" % SUFFIX in text.stdout, (why, text.stdout)
         assert ".p/" not in text.stdout, (why, text.stdout)
+        out = lotest.leftover("explain", build / ("broken" + SUFFIX), env=env).stdout
+        assert "verdict: broken" in out and "undefined symbol %s" % MISSING in out, (why, out)
     out = lotest.leftover("explain", build / ("keep" + SUFFIX)).stdout
     assert "still built: yes, named by meson-info/intro-targets.json (target keep" in out, out
     lotest.assert_stale_not_rebuilt(r, build, ["ninja", "-C", build])
