@@ -28,7 +28,8 @@
  *
  * The readers live apart: buildsys_fileapi.c (CMakeCache.txt, the File
  * API), buildsys_ninja.c (manifests and .ninja_log, without running
- * ninja), buildsys_make.c (Unix Makefiles' clean lists). Paths are kept
+ * ninja), buildsys_make.c (Unix Makefiles' clean lists), buildsys_meson.c
+ * (meson-info/, and meson's log of its Python). Paths are kept
  * relative to a tree's dir, normalised (no "." or "..").
  */
 #include <dirent.h>
@@ -379,6 +380,7 @@ static lo_bs_tree *tree_new(const char *base, const char *prefix)
 	t->live_dirs = lo_map_new();
 	t->labels = lo_map_new();
 	t->cmake = access(cache, F_OK) == 0;
+	t->meson = lo_bs_is_meson_dir(t->dir);
 	free(cache);
 	t->generator = t->cmake ? lo_buildsys_cache_value(t->dir, "CMAKE_GENERATOR") : NULL;
 	if (!t->generator)
@@ -418,6 +420,8 @@ static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 {
 	if (t->cmake)
 		lo_bs_read_file_api(bs, t, flags);
+	if (t->meson)
+		lo_bs_read_meson(bs, t);
 	if (strstr(t->generator, "Ninja")) {
 		lo_bs_read_ninja(bs, t);
 	} else if (strstr(t->generator, "Makefiles")) {
@@ -688,6 +692,10 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 		if (missing)
 			snprintf(v->detail, sizeof(v->detail), "no record of building it read; %s",
 				 missing);
+		else if (strstr(t->generator, "Makefiles")) /* buildsys_make.c: none is kept */
+			snprintf(v->detail, sizeof(v->detail), "no record names it: a Unix Makefiles "
+				 "tree keeps none of what a live target no longer makes (an OUTPUT_NAME "
+				 "rename, a SOVERSION bump)");
 		goto tree_evidence;
 	}
 	/* the rule: every record that could produce it read whole, its own tree's and outer ones' */

@@ -30,8 +30,7 @@
 
 extern char **environ;
 
-/* A JSON record (open_record's rules); on failure err->text says why. */
-static json_t *load_json(const char *path, json_error_t *err)
+json_t *lo_bs_load_json(const char *path, json_error_t *err)
 {
 	FILE *f = lo_bs_open_record(path);
 	json_t *j;
@@ -188,7 +187,7 @@ static json_t *load_reply(const lo_bs_tree *t, const char *file)
 	if (strchr(file, '/'))
 		return NULL;
 	lo_buf_printf(&p, "%s/.cmake/api/v1/reply/%s", t->dir, file);
-	j = load_json(lo_buf_cstr(&p), &err);
+	j = lo_bs_load_json(lo_buf_cstr(&p), &err);
 	lo_buf_dispose(&p);
 	return j;
 }
@@ -233,7 +232,7 @@ static void read_target(lo_bs_tree *t, const char *file)
 static int read_codemodel(lo_buildsys *bs, lo_bs_tree *t, const char *index_path)
 {
 	json_error_t err;
-	json_t *index = load_json(index_path, &err), *cm, *model, *confs, *conf;
+	json_t *index = lo_bs_load_json(index_path, &err), *cm, *model, *confs, *conf;
 	lo_map *seen;
 	size_t i, j;
 

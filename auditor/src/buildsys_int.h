@@ -5,14 +5,15 @@
  * A model (lo_buildsys) holds one tree per build dir found under its base:
  * the base itself when it is a build dir, and every nested one (an
  * ExternalProject sub-build, a hand-written ninja tree). Each reader
- * (buildsys_fileapi.c, buildsys_ninja.c, buildsys_make.c) fills one tree
- * and says, through lo_bs_incomplete, what it could not read: the judge
- * (buildsys.c) then never calls a file of that tree an orphan on the
- * evidence the missing record would have had to confirm.
+ * (buildsys_fileapi.c, buildsys_ninja.c, buildsys_make.c, buildsys_meson.c)
+ * fills one tree and says, through lo_bs_incomplete, what it could not
+ * read: the judge (buildsys.c) then never calls a file of that tree an
+ * orphan on the evidence the missing record would have had to confirm.
  */
 #ifndef LEFTOVER_BUILDSYS_INT_H
 #define LEFTOVER_BUILDSYS_INT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -40,6 +41,7 @@ typedef struct lo_bs_tree {
 	char *prefix;    /* relative to the model's base: "" or "sub/dir/"; owned */
 	char *generator; /* CMakeCache.txt's, or "Ninja" for a ninja tree CMake did not make */
 	bool cmake;      /* has a CMakeCache.txt */
+	bool meson;      /* has meson-info/meson-info.json (buildsys_meson.c) */
 	lo_map *produced;  /* relpath -> the record naming it current (a label) */
 	lo_map *past;      /* relpath -> lo_bs_record*: recorded as built in the past */
 	lo_map *live_dirs; /* "sub/CMakeFiles/<t>.dir" of every current target */
@@ -109,6 +111,12 @@ bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orpha
 /* One of the build's records, if it is a regular file (never a FIFO or device). */
 FILE *lo_bs_open_record(const char *path);
 
+/* A JSON record, opened as lo_bs_open_record does; on failure err->text says why. */
+json_t *lo_bs_load_json(const char *path, json_error_t *err);
+
+/* Did meson configure `dir` (meson-info/meson-info.json)? */
+bool lo_bs_is_meson_dir(const char *dir);
+
 /*
  * The tree evidence: whether a walked entry is one it asks about, note it,
  * then judge what was noted, and forget the notes (buildsys_tree.c), with
@@ -124,5 +132,6 @@ void lo_bs_read_file_api(lo_buildsys *bs, lo_bs_tree *t, unsigned flags);
 void lo_bs_read_ninja(lo_buildsys *bs, lo_bs_tree *t);
 void lo_bs_read_ninja_log(lo_buildsys *bs, lo_bs_tree *t);
 void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t);
+void lo_bs_read_meson(lo_buildsys *bs, lo_bs_tree *t);
 
 #endif

@@ -118,11 +118,12 @@ char *lo_hosts_python_for(const char *given, const char *dir)
 
 	if (given)
 		return lo_xstrdup(given);
-	/* a scan of a subdirectory of the build tree still finds its cache */
+	/* a scan of a subdirectory of the build tree still finds its records */
 	for (d = lo_xstrdup(dir); !p; ) {
 		char *slash;
 
-		if ((p = lo_hosts_cmake_python(d)) || !(slash = strrchr(d, '/')) || slash == d)
+		if ((p = lo_hosts_cmake_python(d)) || (p = lo_buildsys_meson_python(d)) ||
+		    !(slash = strrchr(d, '/')) || slash == d)
 			break;
 		*slash = '\0';
 	}
@@ -664,8 +665,8 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 	}
 	if (!program)
 		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
-				    "in '%s': none in a CMakeCache.txt above it, none on PATH; name "
-				    "one with --python", dir);
+				    "in '%s': none in a CMakeCache.txt or meson's log above it, none "
+				    "on PATH; name one with --python", dir);
 	return lookup_locked(hs, program, NULL, "python", &no_preloads,
 			     "; name the interpreter with --python", use, host, prog);
 }

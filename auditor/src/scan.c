@@ -239,14 +239,15 @@ static void add_orphan_items(scan *s, size_t root)
 	}
 	for (i = 0; i < lo_buildsys_orphan_count(bs); i++) {
 		const char *rel = lo_buildsys_orphan_at(bs, i);
+		bool private = lo_buildsys_is_private(bs, rel);
 		item *it;
 
 		if (blen && (strncmp(rel, below + 1, blen - 1) || rel[blen - 1] != '/'))
 			continue;
 		rel += blen; /* now relative to the scanned root */
-		if (lo_rules_is_candidate(s->rules, rel))
+		if (lo_rules_is_candidate(s->rules, rel) && !private)
 			continue; /* the walk has it */
-		if (lo_buildsys_is_bookkeeping(rel) && !(s->opts && s->opts->all)) {
+		if ((private || lo_buildsys_is_bookkeeping(rel)) && !(s->opts && s->opts->all)) {
 			s->res->summary.bookkeeping++;
 			continue;
 		}
@@ -261,6 +262,29 @@ static void add_orphan_items(scan *s, size_t root)
 		it->err = 0;
 		it->tracked = LO_UNKNOWN;
 	}
+}
+
+/*
+ * A build tool's private directory of a target (meson's `x.so.p/`, whose
+ * objects match `*.so.*`) holds its bookkeeping: the walk's candidates
+ * there are dropped, once the model of root `root` can tell.
+ */
+static void drop_private(scan *s, size_t root)
+{
+	const char *base = lo_buildsys_base(s->bs[root]);
+	size_t blen = strlen(base), i, n = 0;
+
+	for (i = 0; i < s->item_count; i++) {
+		item *it = &s->items[i];
+
+		if (it->root == root && !strncmp(it->abs, base, blen) && it->abs[blen] == '/' &&
+		    lo_buildsys_is_private(s->bs[root], it->abs + blen + 1)) {
+			free(it->abs);
+			continue;
+		}
+		s->items[n++] = *it;
+	}
+	s->item_count = n;
 }
 
 /* A root of a scan, for a callback. */
@@ -372,8 +396,10 @@ static int gather_root(scan *s, size_t i)
 					    s->opts && s->opts->reconfigure
 						    ? LO_BUILDSYS_RECONFIGURE : 0)) < 0)
 			return err;
-		if (s->bs[i])
+		if (s->bs[i]) {
+			drop_private(s, i);
 			add_orphan_items(s, i);
+		}
 	}
 	lo_buildsys_finds_free(s->finds);
 	s->finds = NULL;

@@ -213,6 +213,14 @@ def cmake_build(src, build, generator="Ninja", defines=None, target=None):
     return run(b)
 
 
+def shim(path, body):
+    """An executable bash script at path (a pyenv-like shim, a wrapper)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/usr/bin/env bash\n" + body)
+    path.chmod(0o755)
+    return path
+
+
 def git(repo, *args):
     """git -C repo args..., with an identity so commits work anywhere; stdout."""
     return run(["git", "-C", repo, "-c", "user.name=lotest", "-c",

@@ -21,19 +21,11 @@ STALE = PKG + "/_mlirRegisterEverything" + SUFFIX
 REAL = lotest.run([lotest.PYTHON, "-c", "import sys; print(sys.executable)"]).stdout.strip()
 
 
-def shim(path, body):
-    """An executable bash script at path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("#!/usr/bin/env bash\n" + body)
-    path.chmod(0o755)
-    return path
-
-
 def pyenv_like(shims):
     """What pyenv's shims do: keep the name they were called by, pick a
     version (here the test's interpreter) and exec that program."""
-    return shim(shims / "python3", 'set -e\nprogram="${0##*/}"\n'
-                'exec "%s/$program" "$@"\n' % os.path.dirname(REAL))
+    return lotest.shim(shims / "python3", 'set -e\nprogram="${0##*/}"\n'
+                       'exec "%s/$program" "$@"\n' % os.path.dirname(REAL))
 
 
 def two_branch_tree(name, python):
@@ -166,8 +158,8 @@ def test_an_interpreter_no_file_needs_is_not_in_the_report():
     first extension module; when a [host] rule gives every module to another
     program, nothing the interpreter said or failed to say is reported."""
     work = lotest.workdir("hosts-unneeded")
-    broken = shim(work / "shims" / "python3",
-                  "echo 'pyenv: version 3.99 is not installed' >&2; exit 1\n")
+    broken = lotest.shim(work / "shims" / "python3",
+                         "echo 'pyenv: version 3.99 is not installed' >&2; exit 1\n")
     tree = work / "tree"
     lotest.cc(tree / ("m" + SUFFIX), "int Frob_go(void);\n"
               "int PyInit_m(void) { return Frob_go(); }\n")
@@ -192,7 +184,7 @@ def test_a_host_that_hangs_babbles_or_loops_costs_only_its_files():
     live = PKG + "/_mlir" + SUFFIX
     good = lotest.scan(build)
     assert good.file(live)["verdict"] == "ok" and good.file(STALE)["verdict"] == "stale", good
-    another = shim(work / "other" / "python3", "echo hello\n")
+    another = lotest.shim(work / "other" / "python3", "echo hello\n")
     cases = {
         "hangs": ("sleep 600\n", "did not say which program it is within"),
         "lingers": ('echo "%s"; exec >&-; sleep 600\n' % REAL, "did not say which program it is within"),
@@ -201,7 +193,7 @@ def test_a_host_that_hangs_babbles_or_loops_costs_only_its_files():
         "fails": ("echo 'pyenv: version 3.99 is not installed' >&2; exit 1\n", "exit status 1"),
     }
     for name, (body, says) in cases.items():
-        bad = shim(work / name / "python3", body)
+        bad = lotest.shim(work / name / "python3", body)
         # (not through CMake: FindPython3 would wait for the hanging one)
         # a hang is cut off by leftover, not by this timeout
         r = lotest.scan("--python", bad, build)

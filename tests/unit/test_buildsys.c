@@ -541,6 +541,57 @@ static void test_cache_values(void **state)
 	free(v);
 }
 
+/*
+ * A tree meson configured and built (a module `m`): its private libm.so.p/
+ * is bookkeeping, the interpreter is the one meson's log names, and a log
+ * that names two Pythons, or is no file, names none.
+ */
+static void test_meson(void **state)
+{
+	const char *base = getenv("LEFTOVER_WORK");
+	char *py, *again;
+	lo_buildsys *bs;
+
+	snprintf(tree, sizeof(tree), "%s/meson", base ? base : "/tmp/leftover-unit-buildsys");
+	sh("rm -rf '%s' && mkdir -p '%s/src' && cd '%s/src' && "
+	   "printf \"project('m', 'c')\\nimport('python').find_installation()\\n"
+	   "shared_module('m', 'm.c')\\n\" > meson.build && echo 'int m(void) { return 1; }' > m.c && "
+	   "meson setup ../build >/dev/null && ninja -C ../build >/dev/null", tree, tree, tree);
+	strcat(tree, "/build");
+	bs = open_tree(0);
+	assert_true(lo_buildsys_is_private(bs, "libm.so.p/m.c.o"));
+	assert_true(lo_buildsys_is_private(bs, "sub/x.p/y/z.o"));
+	assert_false(lo_buildsys_is_private(bs, "libm.so"));
+	assert_false(lo_buildsys_is_private(bs, "libm.so.p"));    /* the dir itself is no file of it */
+	assert_false(lo_buildsys_is_private(bs, ".p/m.c.o"));     /* no output's name before .p */
+	lo_buildsys_free(bs);
+
+	py = lo_buildsys_meson_python(tree);
+	assert_non_null(py);
+	assert_true(py[0] == '/' && access(py, X_OK) == 0);
+	/* the same Python named twice (find_program, the dependency) is still one */
+	sh("echo 'Program python3 found: YES 3.11.2 (%s) (cached)' >> '%s/meson-logs/meson-log.txt'",
+	   py, tree);
+	again = lo_buildsys_meson_python(tree);
+	assert_string_equal(again, py);
+	free(again);
+	/* a second Python: the log does not say which builds the modules */
+	sh("echo 'Program python3 found: YES (/opt/other/bin/python3)' >> '%s/meson-logs/meson-log.txt'",
+	   tree);
+	assert_null(lo_buildsys_meson_python(tree));
+	/* one command of several words is not one program */
+	sh("echo 'Program python3 (numpy) found: YES (/usr/bin/env python3) modules: numpy' "
+	   "> '%s/meson-logs/meson-log.txt'", tree);
+	assert_null(lo_buildsys_meson_python(tree));
+	/* a FIFO in the log's place is refused, not waited on */
+	sh("rm '%s/meson-logs/meson-log.txt' && mkfifo '%s/meson-logs/meson-log.txt'", tree, tree);
+	assert_null(lo_buildsys_meson_python(tree));
+	/* not meson's tree: no meson-info/ */
+	sh("rm -rf '%s/meson-info'", tree);
+	assert_null(lo_buildsys_meson_python(tree));
+	free(py);
+}
+
 static void test_bookkeeping(void **state)
 {
 	assert_true(lo_buildsys_is_bookkeeping("CMakeFiles/x.dir/a.c.o"));
@@ -569,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_ninja_log_speaks_of_the_file_it_built),
 		cmocka_unit_test(test_not_cmake),
 		cmocka_unit_test(test_cache_values),
+		cmocka_unit_test(test_meson),
 		cmocka_unit_test(test_bookkeeping),
 	};
 

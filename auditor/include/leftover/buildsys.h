@@ -15,7 +15,13 @@
  *    outputs of every target the generator ever wrote rules for, live or
  *    dead (a dead target's directory outlives it), the live targets (the
  *    codemodel, else CMakeFiles/TargetDirectories.txt and Makefile2), and
- *    the configure step's own outputs (CMAKE_MAKEFILE_PRODUCTS).
+ *    the configure step's own outputs (CMAKE_MAKEFILE_PRODUCTS). A live
+ *    target's clean list is rewritten with its current outputs only: what
+ *    it no longer makes (an OUTPUT_NAME rename, a SOVERSION bump) is
+ *    recorded nowhere in the tree (CMake 3.25), and stays unknown;
+ *  - meson (read as a Ninja tree too): meson-info/intro-targets.json and
+ *    intro-installed.json, the current configuration's outputs; each
+ *    target's private `<output>.p/` directory is bookkeeping.
  * Then lo_buildsys_judge says of one file whether it is an orphan: built in
  * the past by the records of the nearest tree holding it, produced by
  * nothing current, and every record that could produce it read whole (see
@@ -137,5 +143,20 @@ char *lo_buildsys_cache_value(const char *build_dir, const char *name);
 
 /* Generator bookkeeping (CMakeFiles/, .ninja_*, CMakeCache.txt, object files)? */
 bool lo_buildsys_is_bookkeeping(const char *relpath);
+
+/*
+ * Does `relpath` (relative to the base) lie in a build tool's private
+ * directory of one target (meson's `<output>.p/`, in a tree meson
+ * configured)? Its files are the tool's bookkeeping, never candidates.
+ */
+bool lo_buildsys_is_private(const lo_buildsys *bs, const char *relpath);
+
+/*
+ * The Python that meson configured BUILD_DIR with (find_installation's
+ * interpreter, as meson-logs/meson-log.txt of its last configure records
+ * it), owned; NULL when BUILD_DIR is no meson tree, the log names none, or
+ * names two Pythons without saying which builds the modules.
+ */
+char *lo_buildsys_meson_python(const char *build_dir);
 
 #endif
