@@ -204,30 +204,45 @@ FILE *lo_bs_open_record(const char *path)
 /* ---- the trees under the base ---------------------------------------------- */
 
 /*
- * A build tree's marker: CMakeCache.txt, or the .ninja_log that ninja
- * writes where it ran. Not build.ninja alone: a hand-written tree may
+ * A build tree's marker: CMakeCache.txt, autotools' config.status, the
+ * .rustc_info.json cargo writes in its target dir, or the .ninja_log that
+ * ninja writes where it ran. Not build.ninja alone: a hand-written tree may
  * subninja a sub/build.ninja, which is part of its tree, not one of its own.
  */
+static const char *const markers[] = { "CMakeCache.txt", "config.status", ".rustc_info.json",
+				       ".ninja_log" };
+
 static bool is_marker(const char *name)
 {
-	return !strcmp(name, "CMakeCache.txt") || !strcmp(name, ".ninja_log");
+	size_t i;
+
+	for (i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (!strcmp(name, markers[i]))
+			return true;
+	return false;
+}
+
+/* Does `dir` hold `name`? */
+static bool dir_has(const char *dir, const char *name)
+{
+	lo_buf p = LO_BUF_INIT;
+	bool yes;
+
+	lo_buf_printf(&p, "%s/%s", dir, name);
+	yes = access(lo_buf_cstr(&p), F_OK) == 0;
+	lo_buf_dispose(&p);
+	return yes;
 }
 
 /* Does `dir` hold a build tree's marker? */
 static bool is_build_dir(const char *dir)
 {
-	static const char *const markers[] = { "CMakeCache.txt", ".ninja_log" };
-	lo_buf p = LO_BUF_INIT;
-	bool yes = false;
 	size_t i;
 
-	for (i = 0; !yes && i < sizeof(markers) / sizeof(markers[0]); i++) {
-		lo_buf_clear(&p);
-		lo_buf_printf(&p, "%s/%s", dir, markers[i]);
-		yes = access(lo_buf_cstr(&p), F_OK) == 0;
-	}
-	lo_buf_dispose(&p);
-	return yes;
+	for (i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (dir_has(dir, markers[i]))
+			return true;
+	return false;
 }
 
 char *lo_buildsys_base_of(const char *dir)
@@ -367,24 +382,24 @@ static lo_bs_tree *tree_new(const char *base, const char *prefix)
 {
 	lo_bs_tree *t = lo_xcalloc(1, sizeof(*t));
 	size_t plen = strlen(prefix);
-	char *cache = NULL;
 
 	/* prefix is "" or "sub/dir/": the dir has no trailing slash */
 	if (asprintf(&t->dir, "%s%s%.*s", base, plen ? "/" : "", (int)(plen ? plen - 1 : 0),
-		     prefix) < 0 ||
-	    asprintf(&cache, "%s/CMakeCache.txt", t->dir) < 0)
+		     prefix) < 0)
 		abort();
 	t->prefix = lo_xstrdup(prefix);
 	t->produced = lo_map_new();
 	t->past = lo_map_new();
 	t->live_dirs = lo_map_new();
 	t->labels = lo_map_new();
-	t->cmake = access(cache, F_OK) == 0;
+	t->cmake = dir_has(t->dir, "CMakeCache.txt");
 	t->meson = lo_bs_is_meson_dir(t->dir);
-	free(cache);
 	t->generator = t->cmake ? lo_buildsys_cache_value(t->dir, "CMAKE_GENERATOR") : NULL;
 	if (!t->generator)
-		t->generator = lo_xstrdup(t->cmake ? "unknown" : "Ninja");
+		t->generator = lo_xstrdup(t->cmake ? "unknown"
+					  : dir_has(t->dir, "config.status") ? "autotools"
+					  : dir_has(t->dir, ".rustc_info.json") ? "cargo"
+					  : dir_has(t->dir, ".ninja_log") ? "Ninja" : "make");
 	return t;
 }
 
@@ -415,17 +430,33 @@ static void tree_free(lo_bs_tree *t)
 	free(t);
 }
 
-/* Read one tree's records, by what its generator keeps. */
+/* Read one tree's records, by what its generator keeps, and say which decide. */
 static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 {
+	if (!strcmp(t->generator, "make"))
+		return; /* a hand-written Makefile keeps no record of what it built */
+	if (!strcmp(t->generator, "autotools")) {
+		lo_bs_read_libtool(bs, t);
+		t->records = "the automake Makefiles' LTLIBRARIES and the libtool archives (.la)";
+		return;
+	}
+	if (!strcmp(t->generator, "cargo")) {
+		lo_bs_read_cargo(bs, t);
+		t->records = "the workspace's Cargo.toml members, Cargo.lock and the dep-info (.d) files";
+		return;
+	}
 	if (t->cmake)
 		lo_bs_read_file_api(bs, t, flags);
 	if (t->meson)
 		lo_bs_read_meson(bs, t);
 	if (strstr(t->generator, "Ninja")) {
 		lo_bs_read_ninja(bs, t);
+		t->records = t->have_codemodel ? "the File API codemodel, the ninja manifests and .ninja_log"
+					       : "the ninja manifests and .ninja_log";
 	} else if (strstr(t->generator, "Makefiles")) {
 		lo_bs_read_make(bs, t);
+		t->records = t->have_codemodel ? "the File API codemodel and the cmake_clean.cmake lists"
+					       : "the cmake_clean.cmake lists and live target lists";
 	} else {
 		/* Xcode, Visual Studio, ...: no reader; a record of theirs proves nothing */
 		lo_bs_incomplete(bs, t, LO_BS_NINJA, "the records of the %s generator are not read",
@@ -469,6 +500,34 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
 }
 
 /*
+ * A Makefile written by hand: one that no generator (automake, CMake,
+ * configure) marked as its own in its first lines. Such a tree is judged
+ * for loading only, and the report says its staleness was not.
+ */
+static bool is_hand_makefile_dir(const char *dir)
+{
+	static const char *const names[] = { "GNUmakefile", "makefile", "Makefile" };
+	char head[512];
+	lo_buf p = LO_BUF_INIT;
+	size_t i, n = 0;
+	FILE *f = NULL;
+
+	for (i = 0; !f && i < sizeof(names) / sizeof(names[0]); i++) {
+		lo_buf_clear(&p);
+		lo_buf_printf(&p, "%s/%s", dir, names[i]);
+		f = lo_bs_open_record(lo_buf_cstr(&p));
+	}
+	lo_buf_dispose(&p);
+	if (!f)
+		return false;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	return !strstr(head, "generated by automake") && !strstr(head, "Generated from") &&
+	       !strstr(head, "CMake generated file");
+}
+
+/*
  * The trees: those the walk of the scanned dir found in and under it, and
  * those holding it, from the base down (a scan of build/lib is judged by
  * build/'s records). Sorted, so the base's own comes first.
@@ -496,6 +555,9 @@ static void find_trees(lo_buildsys *bs, const char *dir, const lo_buildsys_finds
 			add_dir(&f, bs->below, i);
 		free(at);
 	}
+	/* no tree at the base, but a hand-written Makefile there: a tree that keeps no records */
+	if (!is_build_dir(bs->base) && is_hand_makefile_dir(bs->base))
+		add_dir(&f, "", 0);
 	if (f.count)
 		qsort(f.dirs, f.count, sizeof(char *), cmp_str);
 	for (i = 0; i < f.count; i++) {
@@ -581,6 +643,26 @@ const char *lo_buildsys_generator(const lo_buildsys *bs)
 	return bs->tree_count && !*bs->trees[0]->prefix ? bs->trees[0]->generator : "none";
 }
 
+size_t lo_buildsys_tree_count(const lo_buildsys *bs)
+{
+	return bs->tree_count;
+}
+
+const char *lo_buildsys_tree_dir(const lo_buildsys *bs, size_t i)
+{
+	return i < bs->tree_count ? bs->trees[i]->dir : NULL;
+}
+
+const char *lo_buildsys_tree_system(const lo_buildsys *bs, size_t i)
+{
+	return i < bs->tree_count ? bs->trees[i]->generator : NULL;
+}
+
+const char *lo_buildsys_tree_records(const lo_buildsys *bs, size_t i)
+{
+	return i < bs->tree_count ? bs->trees[i]->records : NULL;
+}
+
 const char *lo_buildsys_note(const lo_buildsys *bs, size_t i)
 {
 	return i < bs->note_count ? bs->notes[i] : NULL;
@@ -591,6 +673,8 @@ const char *lo_orphan_evidence_str(lo_orphan_evidence e)
 	switch (e) {
 	case LO_EVIDENCE_NINJA_LOG: return "ninja-log";
 	case LO_EVIDENCE_CMAKE_CLEAN_LIST: return "cmake-clean-list";
+	case LO_EVIDENCE_LIBTOOL_ARCHIVE: return "libtool-archive";
+	case LO_EVIDENCE_CARGO_DEP_INFO: return "cargo-dep-info";
 	case LO_EVIDENCE_SUPERSEDED_LIBRARY: return "superseded-library";
 	case LO_EVIDENCE_SOURCE_DELETED: return "source-deleted";
 	case LO_EVIDENCE_NONE: break;
@@ -655,6 +739,8 @@ static void orphan_detail(const lo_bs_tree *t, const lo_bs_record *r, lo_orphan_
 		snprintf(v->detail, sizeof(v->detail),
 			 "built %s (.ninja_log), not an output of the current build.ninja%s", at,
 			 *t->prefix ? " of its nested build tree" : "");
+	} else if (r->evidence != LO_EVIDENCE_CMAKE_CLEAN_LIST) {
+		snprintf(v->detail, sizeof(v->detail), "%s", r->by); /* the reader's own sentence */
 	} else {
 		snprintf(v->detail, sizeof(v->detail),
 			 "listed by %s/cmake_clean.cmake, a target the current configuration no "
@@ -708,7 +794,10 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 	}
 	if (missing) {
 		snprintf(v->detail, sizeof(v->detail), "recorded as built (%s), but %s",
-			 r->evidence == LO_EVIDENCE_NINJA_LOG ? ".ninja_log" : "a clean list", missing);
+			 r->evidence == LO_EVIDENCE_NINJA_LOG        ? ".ninja_log"
+			 : r->evidence == LO_EVIDENCE_CMAKE_CLEAN_LIST ? "a clean list"
+								       : lo_orphan_evidence_str(r->evidence),
+			 missing);
 		return;
 	}
 	if (rewritten_since(t, rel, r)) {

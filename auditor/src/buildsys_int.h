@@ -5,10 +5,11 @@
  * A model (lo_buildsys) holds one tree per build dir found under its base:
  * the base itself when it is a build dir, and every nested one (an
  * ExternalProject sub-build, a hand-written ninja tree). Each reader
- * (buildsys_fileapi.c, buildsys_ninja.c, buildsys_make.c, buildsys_meson.c)
- * fills one tree and says, through lo_bs_incomplete, what it could not
- * read: the judge (buildsys.c) then never calls a file of that tree an
- * orphan on the evidence the missing record would have had to confirm.
+ * (buildsys_fileapi.c, buildsys_ninja.c, buildsys_make.c, buildsys_meson.c,
+ * buildsys_libtool.c, buildsys_cargo.c) fills one tree and says, through
+ * lo_bs_incomplete, what it could not read: the judge (buildsys.c) then
+ * never calls a file of that tree an orphan on the evidence the missing
+ * record would have had to confirm.
  */
 #ifndef LEFTOVER_BUILDSYS_INT_H
 #define LEFTOVER_BUILDSYS_INT_H
@@ -26,13 +27,15 @@ typedef struct lo_bs_record {
 	long long when;  /* ninja log: the mtime it recorded, in ns since the epoch; else 0 */
 	long long span;  /* ninja log: how long the command ran, in ns */
 	long long slack; /* ninja log: the resolution of `when`, in ns */
-	char *by;        /* clean list: the dead target's directory; owned */
+	char *by;        /* clean list: the dead target's directory; libtool, cargo: the
+			    detail itself; owned */
 } lo_bs_record;
 
 /* The kinds of evidence whose completeness is tracked, one "missing" each. */
 typedef enum lo_bs_source {
 	LO_BS_NINJA, /* every manifest of every configuration, and the log */
-	LO_BS_MAKE,  /* which targets are live: the codemodel or TargetDirectories.txt */
+	LO_BS_MAKE,  /* which targets are live: the codemodel or TargetDirectories.txt; for
+			autotools and cargo, their own lists of what the build makes */
 	LO_BS_SOURCES
 } lo_bs_source;
 
@@ -46,6 +49,7 @@ typedef struct lo_bs_tree {
 	lo_map *past;      /* relpath -> lo_bs_record*: recorded as built in the past */
 	lo_map *live_dirs; /* "sub/CMakeFiles/<t>.dir" of every current target */
 	const char *live_from; /* the record that named the live targets, static */
+	const char *records;   /* the records that decide in it, for the report; static or NULL */
 	bool have_codemodel;
 	char *missing[LO_BS_SOURCES]; /* why that evidence is incomplete, owned; NULL if whole */
 	lo_map *labels; /* label -> itself, owned: the names of records, kept once */
@@ -132,6 +136,8 @@ void lo_bs_read_file_api(lo_buildsys *bs, lo_bs_tree *t, unsigned flags);
 void lo_bs_read_ninja(lo_buildsys *bs, lo_bs_tree *t);
 void lo_bs_read_ninja_log(lo_buildsys *bs, lo_bs_tree *t);
 void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t);
+void lo_bs_read_libtool(lo_buildsys *bs, lo_bs_tree *t);
+void lo_bs_read_cargo(lo_buildsys *bs, lo_bs_tree *t);
 void lo_bs_read_meson(lo_buildsys *bs, lo_bs_tree *t);
 
 #endif

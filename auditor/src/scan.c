@@ -21,6 +21,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/map.h"
 #include "leftover/origin.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
@@ -202,6 +204,68 @@ static void collect_files(scan *s)
 	}
 	res->file_count = n;
 }
+static size_t depth_of(const char *path)
+{
+	size_t n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+/*
+ * A stale file reached by several hard links is one file (cargo links
+ * target/debug/libX.so and target/debug/deps/libX.so): it is reported once,
+ * by its shallowest path, and a note names the other links. Only stale
+ * files are merged, and only with each other: a link judged otherwise (by
+ * another rule's host, say) keeps its own verdict.
+ */
+static void merge_hard_links(scan *s)
+{
+	lo_scan_result *res = s->res;
+	char **keys = lo_xcalloc(res->file_count ? res->file_count : 1, sizeof(char *));
+	lo_map *best = lo_map_new(); /* "dev:ino" -> index + 1 of the link kept */
+	size_t i, n = 0;
+
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i];
+		char *abs = NULL;
+		struct stat st;
+		size_t at;
+
+		if (f->verdict != LO_VERDICT_STALE || asprintf(&abs, "%s/%s", res->root, f->path) < 0)
+			continue;
+		if (lstat(abs, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+		    asprintf(&keys[i], "%llu:%llu", (unsigned long long)st.st_dev,
+			     (unsigned long long)st.st_ino) >= 0) {
+			at = (size_t)(uintptr_t)lo_map_get(best, keys[i], NULL);
+			if (!at || depth_of(f->path) < depth_of(res->files[at - 1].path))
+				lo_map_put(best, keys[i], (void *)(uintptr_t)(i + 1));
+		}
+		free(abs);
+	}
+	for (i = 0; i < res->file_count; i++) {
+		size_t at = keys[i] ? (size_t)(uintptr_t)lo_map_get(best, keys[i], NULL) : 0;
+		char *line = NULL;
+
+		free(keys[i]);
+		keys[i] = at && at != i + 1 ? res->files[i].path : NULL; /* now: dropped or not */
+		if (keys[i] && asprintf(&line, "%s/%s is a hard link of %s/%s: reported once",
+					res->root, res->files[i].path, res->root,
+					res->files[at - 1].path) >= 0)
+			add_note(res, line);
+	}
+	for (i = 0; i < res->file_count; i++) {
+		if (keys[i])
+			lo_file_dispose(&res->files[i]);
+		else
+			res->files[n++] = res->files[i];
+	}
+	res->file_count = n;
+	lo_map_free(best, NULL);
+	free(keys);
+}
+
 /* The sentence a [rule] gives a finding (why such a file goes stale), as a reason "rule". */
 static void add_rule_reasons(scan *s)
 {
@@ -566,6 +630,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	lo_resolver_release(s->resolver);
 	lo_hosts_settle(s->hosts);
 	collect_files(s);
+	merge_hard_links(s);
 	take_host_notes(s);
 	add_rule_reasons(s);
 	for (i = 0; i < s->res->file_count; i++)

@@ -4,13 +4,19 @@
  *
  * lo_buildsys_open reads, once per scan root, every build tree under a
  * base dir (the base itself, and nested ones such as an ExternalProject
- * sub-build; each a directory with CMakeCache.txt or a .ninja_log):
+ * sub-build; each a directory with CMakeCache.txt, a .ninja_log, an
+ * autotools config.status or cargo's target/.rustc_info.json):
  *  - the CMake File API reply (codemodel-v2): every target's artifacts in
  *    every configuration; the stateless query is written when missing;
  *  - Ninja, whatever generated it: `.ninja_log` (everything built in the
  *    past, with when) and the current manifests' outputs, read without
  *    running ninja (build.ninja with its includes and subninjas, and each
  *    configuration's build-<Config>.ninja under Ninja Multi-Config);
+ *  - autotools + libtool (buildsys_libtool.c): the automake-generated
+ *    Makefiles config.status lists, their *_LTLIBRARIES, and the libtool
+ *    archives (.la) naming the objects in .libs/;
+ *  - cargo (buildsys_cargo.c): the workspace's Cargo.toml members and
+ *    Cargo.lock, each member's [lib], and the dep-info (.d) files;
  *  - Unix Makefiles: each `CMakeFiles/<target>.dir/cmake_clean.cmake`, the
  *    outputs of every target the generator ever wrote rules for, live or
  *    dead (a dead target's directory outlives it), the live targets (the
@@ -77,17 +83,42 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds
 
 /*
  * What a scan of `dir` (absolute, real) is judged against: the nearest
- * build dir holding it (itself or an ancestor with CMakeCache.txt or a
- * .ninja_log), else `dir` itself, where nested trees may still be found.
+ * build dir holding it (itself or an ancestor with a tree's marker, see
+ * lo_buildsys_open), else `dir` itself, where nested trees may still be found.
  * Owned.
  */
 char *lo_buildsys_base_of(const char *dir);
 void lo_buildsys_free(lo_buildsys *bs);
 
+/*
+ * The build trees the model read, the base's own first: each one's dir
+ * (absolute), its build system ("Ninja", "Unix Makefiles", "autotools",
+ * "cargo", "make" for a hand-written Makefile), and the records that
+ * decide staleness in it ("build.ninja and .ninja_log", ...), NULL when it
+ * keeps none (a hand-written Makefile): its files are not judged stale.
+ */
+size_t lo_buildsys_tree_count(const lo_buildsys *bs);
+const char *lo_buildsys_tree_dir(const lo_buildsys *bs, size_t i);
+const char *lo_buildsys_tree_system(const lo_buildsys *bs, size_t i);
+const char *lo_buildsys_tree_records(const lo_buildsys *bs, size_t i);
+
+/*
+ * The object a libtool archive (`.la`, libtool's text format) at `path`
+ * names: its dlname (else its first library_names, else its
+ * old_library), in `.libs/` beside it while not installed, in its libdir
+ * once installed; owned, absolute when `path` is. NULL when the file is
+ * not a libtool archive or names no object.
+ */
+char *lo_buildsys_libtool_object(const char *path);
+
 /* The base dir the model judges paths against (absolute, real). */
 const char *lo_buildsys_base(const lo_buildsys *bs);
 
-/* "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it; "none" when the base is no tree. */
+/*
+ * "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it
+ * ("autotools", "cargo", "make" for trees of those); "none" when the base
+ * is no tree.
+ */
 const char *lo_buildsys_generator(const lo_buildsys *bs);
 
 /*
@@ -100,6 +131,8 @@ typedef enum lo_orphan_evidence {
 	LO_EVIDENCE_NONE,
 	LO_EVIDENCE_NINJA_LOG,        /* "ninja-log" */
 	LO_EVIDENCE_CMAKE_CLEAN_LIST, /* "cmake-clean-list" */
+	LO_EVIDENCE_LIBTOOL_ARCHIVE,  /* "libtool-archive" */
+	LO_EVIDENCE_CARGO_DEP_INFO,   /* "cargo-dep-info" */
 	/* from the tree and git, where no build system records (buildsys_tree.c) */
 	LO_EVIDENCE_SUPERSEDED_LIBRARY, /* "superseded-library" */
 	LO_EVIDENCE_SOURCE_DELETED,     /* "source-deleted" */
