@@ -183,6 +183,7 @@ int lo_cmd_explain(int argc, char **argv)
 {
 	lo_cli_opts o;
 	char *abs = NULL, *dir = NULL, *tree = NULL, *named = NULL, *symbol = NULL;
+	char *named_obj = NULL;
 	bool verbose = false;
 	lo_explain *records = NULL;
 	lo_buf summary = LO_BUF_INIT;
@@ -220,6 +221,20 @@ int lo_cmd_explain(int argc, char **argv)
 					     strerror(why));
 			goto out;
 		}
+	}
+	/* a libtool archive (.la) is text naming the object the build made: that one is explained */
+	if ((named_obj = lo_buildsys_libtool_object(abs))) {
+		char *obj = realpath(named_obj, NULL);
+
+		if (!obj) {
+			printf("%s: a libtool archive naming %s, which is not there: nothing to load\n",
+			       abs, named_obj);
+			rc = LO_EXIT_FINDINGS;
+			goto out;
+		}
+		printf("%s: a libtool archive; the object it names is explained\n", abs);
+		free(abs);
+		abs = obj;
 	}
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.library_path = o.scan.library_path;
@@ -265,6 +280,7 @@ out:
 	lo_buf_dispose(&summary);
 	lo_explain_free(records);
 	free(named);
+	free(named_obj);
 	free(symbol);
 	lo_load_free(load);
 	lo_host_free(host);

@@ -442,7 +442,7 @@ static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 	}
 	if (!strcmp(t->generator, "cargo")) {
 		lo_bs_read_cargo(bs, t);
-		t->records = "the workspace's Cargo.toml members, Cargo.lock and the dep-info (.d) files";
+		t->records = "the workspace's Cargo.toml members and the dep-info (.d) files";
 		return;
 	}
 	if (t->cmake)

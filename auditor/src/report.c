@@ -222,8 +222,17 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
 	}
+	/* a tree whose staleness was not judged says so even when nothing else is said */
+	for (i = 0; i < res->tree_count; i++)
+		if (!res->trees[i].records && sm->files)
+			fprintf(out, "tree %s: staleness not judged: no build records\n",
+				res->trees[i].dir);
 	if (shown || (flags & LO_REPORT_VERBOSE)) {
 		/* quiet on success: the notes explain findings, or come with --verbose */
+		for (i = 0; i < res->tree_count; i++)
+			if (res->trees[i].records)
+				fprintf(out, "tree %s (%s): staleness from %s\n", res->trees[i].dir,
+					res->trees[i].system, res->trees[i].records);
 		for (i = 0; i < res->note_count; i++)
 			fprintf(out, "note: %s\n", res->notes[i]);
 		for (i = 0; (flags & LO_REPORT_VERBOSE) && i < res->detail_count; i++)
@@ -455,6 +464,16 @@ static json_t *tail_json(const lo_scan_result *res)
 		json_array_append_new(trees, t);
 	}
 	json_object_set_new(doc, "trees", trees);
+	trees = json_array();
+	for (i = 0; i < res->tree_count; i++) {
+		json_t *t = json_object();
+
+		set_path(t, "dir", res->trees[i].dir);
+		json_object_set_new(t, "system", jstr(res->trees[i].system));
+		json_object_set_new(t, "records", jstr(res->trees[i].records));
+		json_array_append_new(trees, t);
+	}
+	json_object_set_new(doc, "build_trees", trees);
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
 	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
 	for (i = 0; i <= LO_VERDICT_UNJUDGED; i++)

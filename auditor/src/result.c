@@ -92,6 +92,12 @@ void lo_scan_result_free(lo_scan_result *res)
 		free(o->last_time);
 	}
 	free(res->origins);
+	for (i = 0; i < res->tree_count; i++) {
+		free(res->trees[i].dir);
+		free(res->trees[i].system);
+		free(res->trees[i].records);
+	}
+	free(res->trees);
 	free(res->root);
 	free(res);
 }

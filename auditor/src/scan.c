@@ -281,6 +281,27 @@ static void add_rule_reasons(scan *s)
 	}
 }
 
+/* The build trees of a root's model, each once in the result. */
+static void add_trees(lo_scan_result *res, const lo_buildsys *bs)
+{
+	size_t i, j;
+
+	for (i = 0; i < lo_buildsys_tree_count(bs); i++) {
+		const char *dir = lo_buildsys_tree_dir(bs, i), *records = lo_buildsys_tree_records(bs, i);
+		lo_scan_tree *t;
+
+		for (j = 0; j < res->tree_count && strcmp(res->trees[j].dir, dir); j++)
+			;
+		if (j < res->tree_count)
+			continue;
+		lo_array_grow(&res->trees, &res->tree_cap, res->tree_count + 1, sizeof(*t));
+		t = &res->trees[res->tree_count++];
+		t->dir = lo_xstrdup(dir);
+		t->system = lo_xstrdup(lo_buildsys_tree_system(bs, i));
+		t->records = records ? lo_xstrdup(records) : NULL;
+	}
+}
+
 /*
  * Orphans the rules did not make candidates (a stale .py, a header, data)
  * are listed too; orphaned bookkeeping (objects, CMakeFiles/) only with
@@ -294,6 +315,7 @@ static void add_orphan_items(scan *s, size_t root)
 	const char *below = s->roots[root] + strlen(build);
 	size_t blen = *below ? strlen(below) : 0, i;
 
+	add_trees(s->res, bs);
 	for (i = 0; (n = lo_buildsys_note(bs, i)); i++) {
 		lo_scan_result *res = s->res;
 

@@ -69,6 +69,14 @@ typedef struct lo_scan_origin {
 	char *last_commit, *last_branch, *last_time; /* the last other commit a scan saw, or NULL */
 } lo_scan_origin;
 
+/* A build tree the scan read, and which of its records decide staleness in it. */
+typedef struct lo_scan_tree {
+	char *dir;     /* absolute */
+	char *system;  /* "Ninja", "Unix Makefiles", "autotools", "cargo", "make" (hand-written) */
+	char *records; /* the records that decided ("build.ninja and .ninja_log"), NULL when it
+			  keeps none: staleness not judged there */
+} lo_scan_tree;
+
 typedef struct lo_scan_result {
 	char *root; /* absolute; the common ancestor when several roots were scanned */
 	char **roots; /* each scanned root, absolute, in the order given; owned */
@@ -83,6 +91,8 @@ typedef struct lo_scan_result {
 	size_t detail_count;
 	lo_scan_origin *origins; /* one per root that is a build tree with a known source */
 	size_t origin_count;
+	lo_scan_tree *trees; /* every build tree read, once however many roots it holds */
+	size_t tree_count, tree_cap;
 	struct scan *scan; /* private: what the scan itself used, freed with the result */
 } lo_scan_result;
 
