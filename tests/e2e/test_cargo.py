@@ -1,0 +1,99 @@
+"""A cargo workspace, built for real on two branches in one target dir (issue 43).
+
+branch-a's workspace has two cdylib crates, alpha and beta; branch-b drops
+beta from the members and deletes it. After `cargo build` on both (offline,
+no crates.io), target/debug/libbeta.so and its hard link
+target/debug/deps/libbeta.so stay behind. leftover reads the workspace's
+Cargo.toml, each member's [lib] and the dep-info files, never running cargo:
+libbeta.so is stale, reported once (one file, two links), alpha is live,
+and the rebuild holds the verdict.
+"""
+import lotest
+
+MEMBER = """[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2021"
+
+[lib]
+crate-type = ["cdylib"]
+"""
+
+_tree = {}
+
+
+def cargo(ws):
+    env = {"CARGO_HOME": str(ws.parent / "cargo-home"), "CARGO_TERM_COLOR": "never"}
+    lotest.run(["cargo", "build", "--offline", "-q"], cwd=ws, env=env)
+    return ["cargo", "build", "--offline", "-q"], env
+
+
+def tree():
+    if _tree:
+        return _tree["ws"], _tree["env"]
+    lotest.need("cargo", "cargo")
+    d = lotest.workdir("cargo")
+    ws = d / "ws"
+    ws.mkdir()
+    lotest.git(ws, "init", "-q", "-b", "branch-a")
+    (ws / ".gitignore").write_text("/target\n")
+    (ws / "Cargo.toml").write_text('[workspace]\nmembers = ["alpha", "beta"]  # both\nresolver = "2"\n')
+    for name in ("alpha", "beta"):
+        (ws / name / "src").mkdir(parents=True)
+        (ws / name / "Cargo.toml").write_text(MEMBER.format(name=name))
+        (ws / name / "src" / "lib.rs").write_text(
+            '#[no_mangle]\npub extern "C" fn %s_f() -> i32 { 1 }\n' % name)
+    lotest.git(ws, "add", "-A")
+    lotest.git(ws, "commit", "-q", "-m", "a")
+    cargo(ws)
+    r = lotest.scan(ws)
+    assert r.rc == 0, r
+    assert r.file("target/debug/libbeta.so")["orphan"] is False, r.file("target/debug/libbeta.so")
+
+    lotest.git(ws, "checkout", "-q", "-b", "branch-b")
+    (ws / "Cargo.toml").write_text('[workspace]\nmembers = [\n  "alpha",\n]\nresolver = "2"\n')
+    lotest.git(ws, "rm", "-q", "-r", "beta")
+    lotest.git(ws, "commit", "-q", "-a", "-m", "b: beta dropped")
+    build, env = cargo(ws)
+    assert (ws / "target/debug/libbeta.so").exists(), "cargo removed beta; nothing to test"
+    _tree.update(ws=ws, env=env, build=build)
+    return ws, env
+
+
+def test_dropped_crate_stale_once():
+    ws, _ = tree()
+    a, b = ws / "target/debug/libbeta.so", ws / "target/debug/deps/libbeta.so"
+    assert a.stat().st_ino == b.stat().st_ino, "cargo no longer hard-links deps/; the test needs a look"
+    r = lotest.scan(ws)
+    assert r.rc == 1, r
+    assert lotest.stale_paths(r) == ["target/debug/libbeta.so"], r
+    ev = r.reasons("target/debug/libbeta.so", "orphan")
+    assert ev and ev[0]["evidence"] == "cargo-dep-info" and "beta" in ev[0]["detail"], ev
+    assert "target/debug/deps/libbeta.so" not in r.files, r
+    assert [n for n in r.doc["notes"] if "deps/libbeta.so is a hard link" in n], r.doc["notes"]
+    for rel in ("target/debug/libalpha.so", "target/debug/deps/libalpha.so"):
+        assert r.file(rel)["orphan"] is False and r.file(rel)["verdict"] == "ok", r.file(rel)
+    trees = r.doc["build_trees"]
+    assert [(t["dir"], t["system"]) for t in trees] == [(str(ws / "target"), "cargo")], trees
+    assert trees[0]["records"], trees
+
+    # scanned from inside the target dir, the same verdict
+    inner = lotest.scan(ws / "target" / "debug")
+    assert lotest.stale_paths(inner) == ["libbeta.so"], inner
+
+    t = lotest.leftover("scan", ws)
+    assert t.returncode == 1 and t.stdout.count("libbeta.so: stale") == 1, t.stdout
+    assert "tree %s (cargo): staleness from" % (ws / "target") in t.stdout, t.stdout
+
+
+def test_stale_not_rebuilt():
+    ws, env = tree()
+    r = lotest.scan(ws)
+    lotest.assert_stale_not_rebuilt(r, ws, _tree["build"], env=env)
+    # the live crate is still there and still live after the rebuild
+    again = lotest.scan(ws)
+    assert again.file("target/debug/libalpha.so")["orphan"] is False, again
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
