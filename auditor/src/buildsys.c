@@ -436,8 +436,7 @@ static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 	if (!strcmp(t->generator, "make"))
 		return; /* a hand-written Makefile keeps no record of what it built */
 	if (!strcmp(t->generator, "autotools")) {
-		lo_bs_read_libtool(bs, t);
-		t->records = "the automake Makefiles' LTLIBRARIES and the libtool archives (.la)";
+		lo_bs_read_libtool(bs, t); /* says which records decide, when there are some */
 		return;
 	}
 	if (!strcmp(t->generator, "cargo")) {

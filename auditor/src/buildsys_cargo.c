@@ -601,7 +601,8 @@ static void read_profile(cargo *c, const char *profile)
 		if (!(d = opendir(lo_buf_cstr(&p))))
 			continue;
 		while ((de = readdir(d)))
-			if (ends_with_d(de->d_name) && de->d_type == DT_REG)
+			/* a FIFO or device is refused by the open (lo_bs_open_record) */
+			if (ends_with_d(de->d_name) && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN))
 				judge_dep_info(c, profile, subs[i], de->d_name);
 		closedir(d);
 	}
@@ -621,7 +622,7 @@ static void read_profiles(cargo *c, const char *under, unsigned depth)
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || de->d_name[0] == '.')
 			continue;
 		lo_buf_clear(&p);
 		lo_buf_printf(&p, "%s/%s%s%s/.fingerprint", c->t->dir, under, *under ? "/" : "",

@@ -648,6 +648,7 @@ void lo_bs_read_libtool(lo_buildsys *bs, lo_bs_tree *t)
 	} else {
 		/* the archives are few and small: one walk of the tree finds them */
 		lo_walk_tree(t->dir, 1, on_archive, &w);
+		t->records = "the automake Makefiles' *_LTLIBRARIES and the libtool archives (.la)";
 	}
 	lo_map_free(automade, NULL);
 }
