@@ -162,6 +162,41 @@ static bool toml_key(toml *t)
 }
 
 static bool toml_keyval(toml *t, unsigned depth);
+static bool toml_value(toml *t, unsigned depth);
+
+/*
+ * The items of an array (across lines) or an inline table (on one line),
+ * after the opening bracket, up to `close`, each read by `item`.
+ */
+static bool toml_items(toml *t, char close, bool lines, bool (*item)(toml *t, unsigned depth),
+		       unsigned depth)
+{
+	for (;;) {
+		toml_skip(t, lines);
+		if (t->p < t->end && *t->p == close) {
+			t->p++;
+			return true;
+		}
+		if (!item(t, depth))
+			return false;
+		toml_skip(t, lines);
+		if (t->p < t->end && *t->p == ',')
+			t->p++;
+		else if (t->p >= t->end || *t->p != close)
+			return false;
+	}
+}
+
+/* A key = value of an inline table, its key under the table's, which is kept. */
+static bool toml_member(toml *t, unsigned depth)
+{
+	size_t klen = t->key.len;
+	bool ok = toml_keyval(t, depth);
+
+	t->key.len = klen;
+	t->key.ptr[klen] = '\0';
+	return ok;
+}
 
 /* One value for the key in t->key: its strings are emitted, anything else passed over. */
 static bool toml_value(toml *t, unsigned depth)
@@ -176,44 +211,10 @@ static bool toml_value(toml *t, unsigned depth)
 			toml_emit(t, s.ptr ? s.ptr : "", s.len);
 	} else if (*t->p == '[') {
 		t->p++;
-		for (;;) {
-			toml_skip(t, true);
-			if (t->p < t->end && *t->p == ']') {
-				t->p++;
-				break;
-			}
-			if (!(ok = toml_value(t, depth + 1)))
-				break;
-			toml_skip(t, true);
-			if (t->p < t->end && *t->p == ',')
-				t->p++;
-			else if (t->p >= t->end || *t->p != ']')
-				ok = false;
-			if (!ok)
-				break;
-		}
+		ok = toml_items(t, ']', true, toml_value, depth + 1);
 	} else if (*t->p == '{') {
-		size_t klen = t->key.len;
-
 		t->p++;
-		for (;;) {
-			toml_skip(t, false);
-			if (t->p < t->end && *t->p == '}') {
-				t->p++;
-				break;
-			}
-			if (!(ok = toml_keyval(t, depth + 1)))
-				break;
-			t->key.len = klen;
-			t->key.ptr[klen] = '\0';
-			toml_skip(t, false);
-			if (t->p < t->end && *t->p == ',')
-				t->p++;
-			else if (t->p >= t->end || *t->p != '}')
-				ok = false;
-			if (!ok)
-				break;
-		}
+		ok = toml_items(t, '}', false, toml_member, depth + 1);
 	} else { /* a number, a boolean, a date */
 		const char *v = t->p;
 

@@ -21,9 +21,9 @@
  * make: its lists are the last configuration's, not the checkout's, so no
  * verdict is given from them. Debian has no C library for either format;
  * both parsers are small and bounded: a .la over LA_MAX bytes is no
- * libtool archive, a Makefile line over LINE_MAX or a variable expanded
- * deeper than EXPAND_DEPTH or longer than EXPAND_MAX leaves the tree
- * unjudged.
+ * libtool archive; a Makefile line over LINE_MAX_BYTES, or a list
+ * expanded deeper than EXPAND_DEPTH, longer than EXPAND_MAX or through more
+ * than EXPAND_REFS references leaves the tree unjudged.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -41,6 +41,7 @@
 #define LINE_MAX_BYTES (1 << 20)   /* one logical Makefile line, continuations joined */
 #define EXPAND_DEPTH 16            /* $(A) naming $(B) naming ... */
 #define EXPAND_MAX (1 << 20)       /* bytes of one expanded list */
+#define EXPAND_REFS 100000         /* variable references followed for one list */
 
 /* ---- libtool archives (.la) ------------------------------------------------------ */
 
@@ -210,6 +211,7 @@ typedef struct mk {
 	lo_map *vars;   /* name -> value (owned), += appended */
 	const char *by; /* the label for what its lists produce */
 	bool whole;     /* read and expanded whole */
+	unsigned long refs; /* references followed expanding the current list */
 } mk;
 
 /* Reads one logical line (continuations joined); false at the end or on a line over the bound. */
@@ -316,9 +318,10 @@ static void mk_line(mk *m, char *s)
 /*
  * `value` with every $(VAR) and ${VAR} replaced, as make would; an
  * undefined one is empty. False for what this reader does not evaluate
- * (a function call, a substitution reference, $$), too deep, or too long.
+ * (a function call, a substitution reference, $$), too deep, too long, or
+ * too much work (A = $(B)$(B)..., B = $(C)$(C)...: empty, but exponential).
  */
-static bool expand(const mk *m, const char *value, lo_buf *out, unsigned depth)
+static bool expand(mk *m, const char *value, lo_buf *out, unsigned depth)
 {
 	const char *p = value;
 
@@ -346,6 +349,8 @@ static bool expand(const mk *m, const char *value, lo_buf *out, unsigned depth)
 		for (name = (char *)ref; name < close; name++)
 			if (!var_char(*name))
 				return false; /* $(patsubst ...), $(VAR:.c=.la), nested $( */
+		if (++m->refs > EXPAND_REFS)
+			return false;
 		name = lo_xstrndup(ref, (size_t)(close - ref));
 		v = lo_map_get(m->vars, name, NULL);
 		free(name);
@@ -405,6 +410,7 @@ static void produce_list(const char *name, void *value, void *payload)
 
 	if (!m->whole || !ends_with(name, "LTLIBRARIES"))
 		return;
+	m->refs = 0;
 	if (!expand(m, value, &out, 0)) {
 		m->whole = false;
 		lo_bs_incomplete(m->bs, m->t, LO_BS_MAKE,
@@ -473,7 +479,7 @@ static bool read_makefile(lo_buildsys *bs, lo_bs_tree *t, const char *rel, lo_ma
 {
 	lo_buf abs = LO_BUF_INIT, line = LO_BUF_INIT, label = LO_BUF_INIT;
 	const char *slash = strrchr(rel, '/');
-	mk m = { bs, t, NULL, lo_map_new(), NULL, true };
+	mk m = { bs, t, NULL, lo_map_new(), NULL, true, 0 };
 	bool too_long = false, automake = false;
 	long long made;
 	FILE *f;
