@@ -458,10 +458,12 @@ static bool mk_fresh(mk *m, const char *abs, long long made)
 			continue;
 		lo_buf_clear(&p);
 		if (*dir == '/')
-			lo_buf_printf(&p, "%s/%s", dir, inputs[i][1]);
+			lo_buf_printf(&p, "%s/", dir);
+		else if (strcmp(dir, "."))
+			lo_buf_printf(&p, "%.*s/%s/", (int)(strrchr(abs, '/') - abs), abs, dir);
 		else
-			lo_buf_printf(&p, "%.*s/%s/%s", (int)(strrchr(abs, '/') - abs), abs, dir,
-				      inputs[i][1]);
+			lo_buf_printf(&p, "%.*s/", (int)(strrchr(abs, '/') - abs), abs);
+		lo_buf_puts(&p, inputs[i][1]);
 		if ((t = mtime_of(lo_buf_cstr(&p))) > made) {
 			fresh = false;
 			lo_bs_incomplete(m->bs, m->t, LO_BS_MAKE,

@@ -491,6 +491,7 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 			goto out;
 		}
 		pl->act->status = LO_CLEAN_MOVED;
+		pl->st.st_ctim = st.st_ctim; /* the rename's: another link of it shows the same */
 	}
 	res->done++;
 	res->bytes += pl->act->size;
@@ -691,6 +692,29 @@ static int take_lock(const char *root, const lo_clean_opts *opts, int rootfd, in
 }
 
 /*
+ * Moving a file changes its inode's ctime, which every other hard link of
+ * it shows: a link planned later would look replaced. The change was ours,
+ * so those plans take the ctime the move left.
+ */
+static void moved_link(plan *plans, size_t i, size_t n)
+{
+	size_t j;
+
+	if (plans[i].act->status != LO_CLEAN_MOVED || plans[i].st.st_nlink < 2)
+		return;
+	for (j = i + 1; j < n; j++)
+		if (plans[j].act->status == LO_CLEAN_PLANNED &&
+		    plans[j].st.st_dev == plans[i].st.st_dev && plans[j].st.st_ino == plans[i].st.st_ino)
+			plans[j].st.st_ctim = plans[i].st.st_ctim;
+}
+
+/* The files acted on: the scan's, then the other hard links of stale ones (scan.h). */
+static const lo_file *file_at(const lo_scan_result *scan, size_t i)
+{
+	return i < scan->file_count ? &scan->files[i] : &scan->links[i - scan->file_count];
+}
+
+/*
  * One action and plan per file decide() takes, each planned (stat, hash)
  * unless kept or tracked, then the links that go with the planned ones;
  * how many were planned, and of those how many go to the quarantine.
@@ -702,8 +726,8 @@ static void plan_all(lo_clean_result *res, const lo_scan_result *scan, const lo_
 	size_t i;
 
 	lo_git_open(&git, scan->root);
-	for (i = 0; i < scan->file_count; i++) {
-		int what = decide(&scan->files[i], opts);
+	for (i = 0; i < scan->file_count + scan->link_count; i++) {
+		int what = decide(file_at(scan, i), opts);
 		lo_clean_action *a;
 		plan *pl;
 
@@ -711,7 +735,7 @@ static void plan_all(lo_clean_result *res, const lo_scan_result *scan, const lo_
 			continue;
 		a = &res->actions[res->action_count];
 		pl = &plans[res->action_count++];
-		a->file = &scan->files[i];
+		a->file = file_at(scan, i);
 		a->status = LO_CLEAN_PLANNED;
 		a->remove = what == LO_RULES_ACTION_DELETE;
 		pl->act = a;
@@ -752,8 +776,8 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	}
 	res = lo_xcalloc(1, sizeof(*res));
 	res->root = lo_xstrdup(scan->root);
-	for (i = 0; i < scan->file_count; i++)
-		if (decide(&scan->files[i], opts) >= 0)
+	for (i = 0; i < scan->file_count + scan->link_count; i++)
+		if (decide(file_at(scan, i), opts) >= 0)
 			n++;
 	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
 	res->action_cap = n;
@@ -771,8 +795,10 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 			res->interrupted = true;
 			break;
 		}
-		if (plans[i].act->status == LO_CLEAN_PLANNED)
+		if (plans[i].act->status == LO_CLEAN_PLANNED) {
 			act_on(res, opts, rootfd, stampfd, &plans[i]);
+			moved_link(plans, i, res->action_count);
+		}
 	}
 out:
 	if (rc < 0 && qfd >= 0 && res->stamp) {

@@ -73,6 +73,9 @@ void lo_scan_result_free(lo_scan_result *res)
 	for (i = 0; i < res->file_count; i++)
 		lo_file_dispose(&res->files[i]);
 	free(res->files);
+	for (i = 0; i < res->link_count; i++)
+		lo_file_dispose(&res->links[i]);
+	free(res->links);
 	for (i = 0; i < res->note_count; i++)
 		free(res->notes[i]);
 	free(res->notes);

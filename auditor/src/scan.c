@@ -216,7 +216,8 @@ static size_t depth_of(const char *path)
 /*
  * A stale file reached by several hard links is one file (cargo links
  * target/debug/libX.so and target/debug/deps/libX.so): it is reported once,
- * by its shallowest path, and a note names the other links. Only stale
+ * by its shallowest path, and a note names the other links, which clean
+ * moves with it (res->links): one clean leaves none behind. Only stale
  * files are merged, and only with each other: a link judged otherwise (by
  * another rule's host, say) keeps its own verdict.
  */
@@ -256,10 +257,12 @@ static void merge_hard_links(scan *s)
 			add_note(res, line);
 	}
 	for (i = 0; i < res->file_count; i++) {
-		if (keys[i])
-			lo_file_dispose(&res->files[i]);
-		else
+		if (!keys[i]) {
 			res->files[n++] = res->files[i];
+			continue;
+		}
+		lo_array_grow(&res->links, &res->link_cap, res->link_count + 1, sizeof(lo_file));
+		res->links[res->link_count++] = res->files[i];
 	}
 	res->file_count = n;
 	lo_map_free(best, NULL);

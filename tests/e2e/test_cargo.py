@@ -86,6 +86,20 @@ def test_dropped_crate_stale_once():
     assert "tree %s (cargo): staleness from" % (ws / "target") in t.stdout, t.stdout
 
 
+def test_clean_moves_both_links():
+    """One clean moves the file by both its links: the next scan finds nothing;
+    restore puts both back, still one file."""
+    ws, _ = tree()
+    a, b = ws / "target/debug/libbeta.so", ws / "target/debug/deps/libbeta.so"
+    c = lotest.leftover("clean", ws)
+    assert c.returncode == 0, c
+    assert not a.exists() and not b.exists(), c.stdout
+    after = lotest.scan(ws)
+    assert after.rc == 0 and not lotest.stale_paths(after), after
+    assert lotest.leftover("restore", ws).returncode == 0
+    assert a.stat().st_ino == b.stat().st_ino, "restore did not put both links back"
+
+
 def test_stale_not_rebuilt():
     ws, env = tree()
     r = lotest.scan(ws)

@@ -91,6 +91,9 @@ typedef struct lo_scan_result {
 	size_t detail_count;
 	lo_scan_origin *origins; /* one per root that is a build tree with a known source */
 	size_t origin_count;
+	lo_file *links; /* the other hard links of stale files in `files`: not reported (a file is
+			   reported once), moved by clean with it; owned */
+	size_t link_count, link_cap;
 	lo_scan_tree *trees; /* every build tree read, once however many roots it holds */
 	size_t tree_count, tree_cap;
 	struct scan *scan; /* private: what the scan itself used, freed with the result */
