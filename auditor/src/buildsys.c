@@ -451,6 +451,7 @@ static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 	if (strstr(t->generator, "Ninja")) {
 		lo_bs_read_ninja(bs, t);
 		t->records = t->have_codemodel ? "the File API codemodel, the ninja manifests and .ninja_log"
+			     : t->meson	       ? "meson-info, the ninja manifests and .ninja_log"
 					       : "the ninja manifests and .ninja_log";
 	} else if (strstr(t->generator, "Makefiles")) {
 		lo_bs_read_make(bs, t);
