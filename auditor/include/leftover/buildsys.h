@@ -74,9 +74,11 @@ void lo_buildsys_finds_free(lo_buildsys_finds *f);
  * base (lo_buildsys_base). `finds` is what a walk of `dir` kept; with NULL
  * the model walks `dir` itself. `git` (borrowed, only during the call) is
  * the repository holding `dir` when the caller has it open; with NULL the
- * model opens it if it needs it. Returns 0 with *out NULL when there is no
- * tree and no evidence from the tree itself; a negative code only for
- * failures of the run itself.
+ * model opens it if it needs it. A base that is no build tree but holds a
+ * hand-written Makefile is a tree that keeps no records (system "make"),
+ * so that the report can say its staleness was not judged. Returns 0 with
+ * *out NULL when there is no tree and no evidence from the tree itself; a
+ * negative code only for failures of the run itself.
  */
 int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds *finds,
 		     lo_git *git, unsigned flags);
