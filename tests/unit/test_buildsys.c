@@ -3,7 +3,9 @@
  * real CMake in the test (fixtures/orphans/unit/), never on hand-written
  * replies: the rename of a target by a reconfigure, with each generator's
  * own evidence, the File API query and its notes, multi-config, and
- * records damaged on purpose.
+ * records damaged on purpose. The libtool archive and cargo manifest
+ * readers' edge shapes are written by hand (real builds of both are the
+ * e2e tests test_autotools.py and test_cargo.py).
  */
 #include <setjmp.h>
 #include <stdarg.h>
