@@ -290,8 +290,11 @@ static int exit_status(const lo_scan_result *res, const lo_clean_result *cr, enu
 			continue;
 		if (fo == FAIL_RULES) {
 			unsigned on = lo_verdict_rule_states(f->verdict, f->orphan);
+			char *path = on ? lo_scan_rules_path(res, f->path) : NULL;
+			bool fails = on && lo_rules_fails(rules, path, on);
 
-			if (on && lo_rules_fails(rules, f->path, on))
+			free(path);
+			if (fails)
 				return LO_EXIT_FINDINGS;
 		} else if ((fo != FAIL_NEVER && broken) || (fo == FAIL_STALE && stale)) {
 			return LO_EXIT_FINDINGS;

@@ -104,17 +104,19 @@ static void print_symbols(const lo_load *load, const char *file)
 }
 
 /*
- * The [host] of the rules that takes the file at abs, as a scan of its
- * build tree (or of / outside one) would find it, or NULL.
+ * The [host] of the rules that takes the file at abs, as a scan would find
+ * it: by its path in its build tree, or its absolute path outside one
+ * (rules.h), or NULL.
  */
 static const lo_rules_host *ruled_host(const lo_cli_opts *o, const char *abs, const lo_elf *e)
 {
 	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-	char *base = lo_buildsys_base_of(dir);
-	const char *rel = base && !strncmp(abs, base, strlen(base)) && abs[strlen(base)] == '/'
-				  ? abs + strlen(base) + 1
-				  : abs + 1;
-	const lo_rules_host *h = lo_rules_host_of(o->rules, rel, lo_hosts_elf_has, (void *)e);
+	char *base = lo_buildsys_base_of(*dir ? dir : "/");
+	size_t blen = strlen(base);
+	const char *path = lo_buildsys_is_tree(base) && !strncmp(abs, base, blen) && abs[blen] == '/'
+				   ? abs + blen + 1
+				   : abs;
+	const lo_rules_host *h = lo_rules_host_of(o->rules, path, lo_hosts_elf_has, (void *)e);
 
 	free(base);
 	free(dir);

@@ -3,6 +3,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
 #include "leftover/error.h"
@@ -80,9 +81,11 @@ int lo_cmd_scan(int argc, char **argv)
 	rc = LO_EXIT_CLEAN;
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
+		char *path = lo_scan_rules_path(res, f->path);
 
-		if (lo_rules_fails(o.rules, f->path, lo_verdict_rule_states(f->verdict, f->orphan)))
+		if (lo_rules_fails(o.rules, path, lo_verdict_rule_states(f->verdict, f->orphan)))
 			rc = LO_EXIT_FINDINGS;
+		free(path);
 	}
 out:
 	lo_cli_leave_to_exit(res);

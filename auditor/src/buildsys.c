@@ -260,6 +260,11 @@ char *lo_buildsys_base_of(const char *dir)
 	return lo_xstrdup(dir);
 }
 
+bool lo_buildsys_is_tree(const char *dir)
+{
+	return is_build_dir(dir);
+}
+
 /* ---- what a walk of the scanned dir kept ------------------------------------ */
 
 typedef struct kept {

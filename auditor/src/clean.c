@@ -511,15 +511,19 @@ static unsigned states_of(const lo_file *f)
 }
 
 /* What to do with f: -1 nothing, else its action (a rule's, or the options'). */
-static int decide(const lo_file *f, const lo_clean_opts *opts)
+static int decide(const lo_scan_result *scan, const lo_file *f, const lo_clean_opts *opts)
 {
 	const lo_rule *rule = NULL;
 	unsigned on = states_of(f);
 
 	if (!on)
 		return -1;
-	if (opts->rules)
-		rule = lo_rules_rule_for(opts->rules, f->path, on);
+	if (opts->rules) {
+		char *path = lo_scan_rules_path(scan, f->path);
+
+		rule = lo_rules_rule_for(opts->rules, path, on);
+		free(path);
+	}
 	if (rule && rule->action != LO_RULES_ACTION_REPORT)
 		return (int)rule->action;
 	if (f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN))
@@ -620,8 +624,12 @@ static void add_link(lo_clean_result *res, const lo_scan_result *scan, const lo_
 
 	if (asprintf(&rel, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name) < 0)
 		abort();
-	if (opts->rules)
-		rule = lo_rules_rule_for(opts->rules, rel, states_of(a->file));
+	if (opts->rules) {
+		char *rules_path = lo_scan_rules_path(scan, rel);
+
+		rule = lo_rules_rule_for(opts->rules, rules_path, states_of(a->file));
+		free(rules_path);
+	}
 	/* a link the current build makes points at its file next time it builds */
 	if (taken(res, rel) || is_tracked(git, res->root, rel) ||
 	    (rule && rule->action == LO_RULES_ACTION_KEEP) || lo_scan_produced(scan, rel) ||
@@ -727,7 +735,7 @@ static void plan_all(lo_clean_result *res, const lo_scan_result *scan, const lo_
 
 	lo_git_open(&git, scan->root);
 	for (i = 0; i < scan->file_count + scan->link_count; i++) {
-		int what = decide(file_at(scan, i), opts);
+		int what = decide(scan, file_at(scan, i), opts);
 		lo_clean_action *a;
 		plan *pl;
 
@@ -777,7 +785,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	res = lo_xcalloc(1, sizeof(*res));
 	res->root = lo_xstrdup(scan->root);
 	for (i = 0; i < scan->file_count + scan->link_count; i++)
-		if (decide(file_at(scan, i), opts) >= 0)
+		if (decide(scan, file_at(scan, i), opts) >= 0)
 			n++;
 	res->actions = lo_xcalloc(n ? n : 1, sizeof(lo_clean_action));
 	res->action_cap = n;

@@ -479,6 +479,7 @@ int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const 
 	*out = NULL;
 	r = rules_new();
 	r->resolve_cmake = true;
+	r->dir = realpath(build_dir, NULL);
 	r->cmake_cache = lo_rules_cmake_cache_find(build_dir);
 	if (r->cmake_cache) {
 		tree = lo_xstrndup(r->cmake_cache, strlen(r->cmake_cache) - strlen("/CMakeCache.txt"));
@@ -560,6 +561,7 @@ void lo_rules_free(lo_rules *r)
 		free(r->warnings[i]);
 	free(r->warnings);
 	free(r->cmake_cache);
+	free(r->dir);
 	lo_map_free(r->cmake_vars, free);
 	lo_pattern_set_dispose(&r->candidates);
 	for (i = 0; i < r->host_count; i++) {
@@ -621,9 +623,40 @@ const char *lo_rules_default_dir(void)
 	return LEFTOVER_SOURCE_RULES_DIR;
 }
 
-bool lo_rules_is_candidate(const lo_rules *r, const char *relpath)
+/*
+ * The forms of `path` (rules.h) that patterns are matched against: a path
+ * in a build tree as it is; an absolute one without its '/', and relative
+ * to the directory the rules were loaded for when it is below it, which is
+ * what rule files written for that directory (its .leftover/rules, --rules)
+ * meant. Returns how many.
+ */
+static size_t path_forms(const lo_rules *r, const char *path, const char *forms[2])
 {
-	return lo_pattern_set_matches(&r->candidates, relpath);
+	size_t dlen = r->dir ? strlen(r->dir) : 0;
+
+	forms[0] = path;
+	if (path[0] != '/')
+		return 1;
+	forms[0] = path + 1;
+	/* under / (dlen 1), that is the absolute form itself */
+	if (dlen > 1 && !strncmp(path, r->dir, dlen) && path[dlen] == '/' && path[dlen + 1]) {
+		forms[1] = path + dlen + 1;
+		return 2;
+	}
+	return 1;
+}
+
+static bool set_matches(const lo_rules *r, const pattern_set *ps, const char *path)
+{
+	const char *forms[2];
+	size_t n = path_forms(r, path, forms);
+
+	return lo_pattern_set_matches(ps, forms, n);
+}
+
+bool lo_rules_is_candidate(const lo_rules *r, const char *path)
+{
+	return set_matches(r, &r->candidates, path);
 }
 
 /* Has the object one of the traits in `gl`? */
@@ -638,7 +671,7 @@ static bool has_any(const glob_list *gl, lo_rules_trait trait, lo_rules_object_f
 	return false;
 }
 
-const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
+const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *path,
 				      lo_rules_object_fn has, void *payload)
 {
 	size_t i = r->host_count;
@@ -646,7 +679,7 @@ const lo_rules_host *lo_rules_host_of(const lo_rules *r, const char *relpath,
 	while (i-- > 0) {
 		const host *h = &r->hosts[i];
 
-		if (h->match.count && !lo_pattern_set_matches(&h->match, relpath))
+		if (h->match.count && !set_matches(r, &h->match, path))
 			continue;
 		/* any one trait will do: the cheapest are asked first (a few needed
 		   libraries, then the undefined symbols, then every export) */
@@ -722,12 +755,12 @@ bool lo_rules_symbol_ignored(const lo_rules *r, const char *symbol)
 	return lo_glob_list_matches(&r->ignore, symbol);
 }
 
-const lo_rule *lo_rules_rule_for(const lo_rules *r, const char *relpath, unsigned on)
+const lo_rule *lo_rules_rule_for(const lo_rules *r, const char *path, unsigned on)
 {
 	size_t i = r->rule_count;
 
 	while (i-- > 0)
-		if ((r->rules[i].on & on) && lo_pattern_set_matches(&r->rules[i].match, relpath))
+		if ((r->rules[i].on & on) && set_matches(r, &r->rules[i].match, path))
 			return &r->rules[i].pub;
 	return NULL;
 }
@@ -747,7 +780,7 @@ const char *lo_rules_warning_at(const lo_rules *r, size_t i)
 	return i < r->warning_count ? r->warnings[i] : NULL;
 }
 
-bool lo_rules_fails(const lo_rules *r, const char *relpath, unsigned on)
+bool lo_rules_fails(const lo_rules *r, const char *path, unsigned on)
 {
 	const lo_rule *ru;
 
@@ -763,7 +796,7 @@ bool lo_rules_fails(const lo_rules *r, const char *relpath, unsigned on)
 			return false;
 		break;
 	}
-	ru = lo_rules_rule_for(r, relpath, on);
+	ru = lo_rules_rule_for(r, path, on);
 	return !ru || ru->action != LO_RULES_ACTION_KEEP;
 }
 

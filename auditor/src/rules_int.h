@@ -69,6 +69,14 @@ typedef struct pattern_set {
 	char **patterns; /* owned, in declaration order, `!` for negation */
 	size_t count, cap;
 	git_pathspec *spec; /* owned; NULL when the set is empty */
+	/*
+	 * Each pattern on its own (no `!`; `neg` says which were negated), for
+	 * a path with two forms (lo_pattern_set_matches): the set's spec tells
+	 * whether the last pattern matching one path includes it, not which
+	 * pattern matched, and the last pattern matching either form decides.
+	 */
+	git_pathspec **each; /* owned, count of them */
+	bool *neg;
 	needle *needles;    /* owned; NULL when some pattern has none (then no shortcut) */
 	size_t needle_count;
 } pattern_set;
@@ -114,6 +122,12 @@ struct lo_rules {
 	 * LLVM tree's cache runs to hundreds of kilobytes.
 	 */
 	lo_map *cmake_vars;
+	/*
+	 * The directory the rules were loaded for (absolute, real), or NULL:
+	 * rule files written for a directory that is no build tree match paths
+	 * relative to it (lo_rules_is_candidate).
+	 */
+	char *dir;
 	bool resolve_cmake; /* false for --check and for loads without a tree */
 
 	pattern_set candidates; /* include, and exclude as `!` */
@@ -164,7 +178,11 @@ int lo_pattern_set_add(lo_rules *r, pattern_set *ps, const entry *e, const char 
 /* Compile ps once every pattern is in; the one declared last decides. */
 int lo_pattern_set_compile(pattern_set *ps);
 
-bool lo_pattern_set_matches(const pattern_set *ps, const char *relpath);
+/*
+ * Does the last pattern of ps that matches one of the `n` forms of a path
+ * (one or two) include it?
+ */
+bool lo_pattern_set_matches(const pattern_set *ps, const char *const *forms, size_t n);
 void lo_pattern_set_dispose(pattern_set *ps);
 
 /* Add entry e's symbol pattern (a shell glob without spaces) to gl. */

@@ -1,8 +1,9 @@
 /*
  * rules_pattern.c - path patterns and symbol globs of the rules.
  *
- * Path patterns are libgit2 pathspecs matched against paths relative to the
- * scanned root. Two gaps between pathspecs and .gitignore are bridged here:
+ * Path patterns are libgit2 pathspecs matched against a file's path in its
+ * build tree, or its absolute path and its path in the scanned directory
+ * when it is in no build tree (rules.h). Two gaps between pathspecs and .gitignore are bridged here:
  * libgit2 stops at the first pattern that matches, so each set is compiled
  * in reverse and the pattern declared last decides; and libgit2 matches
  * without WM_PATHNAME, where a `**`/ needs at least one directory, so each
@@ -205,6 +206,16 @@ int lo_pattern_set_compile(pattern_set *ps)
 	for (i = 0; i < ps->count; i++)
 		arr.strings[i] = ps->patterns[ps->count - 1 - i];
 	err = git_pathspec_new(&ps->spec, &arr);
+	ps->each = lo_xcalloc(ps->count, sizeof(git_pathspec *));
+	ps->neg = lo_xcalloc(ps->count, sizeof(bool));
+	for (i = 0; err >= 0 && i < ps->count; i++) {
+		char *pat = ps->patterns[i];
+
+		ps->neg[i] = pat[0] == '!';
+		arr.count = 1;
+		arr.strings[0] = pat + ps->neg[i];
+		err = git_pathspec_new(&ps->each[i], &arr);
+	}
 	free(arr.strings);
 	if (err < 0)
 		return lo_rules_git_error("compile patterns", ps->patterns[0]);
@@ -229,19 +240,36 @@ static bool pattern_set_may_match(const pattern_set *ps, const char *relpath)
 	return false;
 }
 
-bool lo_pattern_set_matches(const pattern_set *ps, const char *relpath)
+bool lo_pattern_set_matches(const pattern_set *ps, const char *const *forms, size_t n)
 {
-	return ps->spec && pattern_set_may_match(ps, relpath) &&
-	       git_pathspec_matches_path(ps->spec, GIT_PATHSPEC_USE_CASE, relpath) == 1;
+	size_t i = ps->count, k;
+
+	if (!ps->spec)
+		return false;
+	if (n == 1)
+		return pattern_set_may_match(ps, forms[0]) &&
+		       git_pathspec_matches_path(ps->spec, GIT_PATHSPEC_USE_CASE, forms[0]) == 1;
+	if (!pattern_set_may_match(ps, forms[0]) && !pattern_set_may_match(ps, forms[1]))
+		return false;
+	while (i-- > 0)
+		for (k = 0; k < n; k++)
+			if (git_pathspec_matches_path(ps->each[i], GIT_PATHSPEC_USE_CASE, forms[k]) == 1)
+				return !ps->neg[i];
+	return false;
 }
 
 void lo_pattern_set_dispose(pattern_set *ps)
 {
 	size_t i;
 
-	for (i = 0; i < ps->count; i++)
+	for (i = 0; i < ps->count; i++) {
 		free(ps->patterns[i]);
+		if (ps->each)
+			git_pathspec_free(ps->each[i]);
+	}
 	free(ps->patterns);
+	free(ps->each);
+	free(ps->neg);
 	for (i = 0; ps->needles && i < ps->needle_count; i++)
 		free(ps->needles[i].text);
 	free(ps->needles);

@@ -64,6 +64,58 @@ static void add_item(scan *s, unsigned worker, const char *rel, unsigned char ty
 	it->tracked = LO_UNKNOWN;
 }
 
+const char *lo_scan_rules_path_of(const scan *s, const char *abs)
+{
+	const char *top = NULL;
+	size_t i, len = 0;
+
+	for (i = 0; i < s->root_count; i++) {
+		size_t n = s->tops[i] ? strlen(s->tops[i]) : 0;
+
+		/* a build tree at / has its paths without the '/' */
+		if (n > len && !strncmp(abs, s->tops[i], n) && (abs[n] == '/' || n == 1)) {
+			top = s->tops[i];
+			len = n;
+		}
+	}
+	return top ? abs + len + (len > 1) : abs;
+}
+
+/*
+ * lo_scan_rules_path_of the walk's entry `rel` (relative to the root being
+ * walked), built in the worker's buffer unless the root is its tree's top.
+ */
+static const char *walk_rules_path(scan *s, unsigned worker, const char *rel)
+{
+	const char *top = s->tops[s->root_index];
+	lo_buf *b = &s->lists[worker].path;
+
+	if (top && !strcmp(top, s->root))
+		return rel;
+	lo_buf_clear(b);
+	lo_buf_printf(b, "%s/%s", s->root, rel);
+	return lo_scan_rules_path_of(s, lo_buf_cstr(b));
+}
+
+/* lo_scan_rules_path_of the file at `path` of a result rooted at `root`; owned. */
+static char *file_rules_path(const scan *s, const char *root, const char *path)
+{
+	char *abs = NULL, *out;
+
+	if (asprintf(&abs, "%s/%s", strcmp(root, "/") ? root : "", path) < 0)
+		abort();
+	if (!s)
+		return abs;
+	out = lo_xstrdup(lo_scan_rules_path_of(s, abs));
+	free(abs);
+	return out;
+}
+
+char *lo_scan_rules_path(const lo_scan_result *res, const char *path)
+{
+	return file_rules_path(res->scan, res->root, path);
+}
+
 static int on_entry(const lo_walk_entry *e, void *payload)
 {
 	scan *s = payload;
@@ -72,7 +124,7 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 	lo_buildsys_finds_add(s->finds, e);
 	if (e->err) {
 		add_item(s, e->worker, e->relpath, e->type, e->err);
-	} else if (lo_rules_is_candidate(s->rules, e->relpath)) {
+	} else if (lo_rules_is_candidate(s->rules, walk_rules_path(s, e->worker, e->relpath))) {
 		add_item(s, e->worker, e->relpath, e->type, 0);
 		/*
 		 * The interpreter of a Python extension module takes a process
@@ -277,8 +329,14 @@ static void add_rule_reasons(scan *s)
 	for (i = 0; i < s->res->file_count; i++) {
 		lo_file *f = &s->res->files[i];
 		unsigned on = lo_verdict_rule_states(f->verdict, f->orphan);
-		const lo_rule *ru = on ? lo_rules_rule_for(s->rules, f->path, on) : NULL;
+		const lo_rule *ru = NULL;
 
+		if (on) {
+			char *path = file_rules_path(s, s->res->root, f->path);
+
+			ru = lo_rules_rule_for(s->rules, path, on);
+			free(path);
+		}
 		if (ru && ru->reason)
 			lo_file_add_reason(f, LO_REASON_RULE, NULL, NULL, NULL, NULL, ru->reason);
 	}
@@ -329,22 +387,26 @@ static void add_orphan_items(scan *s, size_t root)
 	for (i = 0; i < lo_buildsys_orphan_count(bs); i++) {
 		const char *rel = lo_buildsys_orphan_at(bs, i);
 		bool private = lo_buildsys_is_private(bs, rel);
+		char *abs = NULL;
 		item *it;
 
 		if (blen && (strncmp(rel, below + 1, blen - 1) || rel[blen - 1] != '/'))
 			continue;
 		rel += blen; /* now relative to the scanned root */
-		if (lo_rules_is_candidate(s->rules, rel) && !private)
+		if (asprintf(&abs, "%s/%s", s->roots[root], rel) < 0)
+			abort();
+		if (lo_rules_is_candidate(s->rules, lo_scan_rules_path_of(s, abs)) && !private) {
+			free(abs);
 			continue; /* the walk has it */
+		}
 		if ((private || lo_buildsys_is_bookkeeping(rel)) && !(s->opts && s->opts->all)) {
 			s->res->summary.bookkeeping++;
+			free(abs);
 			continue;
 		}
 		lo_array_grow(&s->items, &s->item_cap, s->item_count + 1, sizeof(item));
 		it = &s->items[s->item_count++];
-		it->abs = NULL;
-		if (asprintf(&it->abs, "%s/%s", s->roots[root], rel) < 0)
-			abort();
+		it->abs = abs;
 		it->root = root;
 		it->orphan_only = true;
 		it->type = DT_REG;
@@ -472,14 +534,15 @@ static int gather_root(scan *s, size_t i)
 
 	s->root = s->roots[i];
 	s->root_index = i;
+	/* a scan of build/python_packages is judged by build/'s records, and its rules too */
+	s->build_dirs[i] = lo_buildsys_base_of(s->root);
+	s->tops[i] = lo_buildsys_is_tree(s->build_dirs[i]) ? s->build_dirs[i] : NULL;
 	s->finds = lo_buildsys_finds_new(s->jobs);
 	if ((err = lo_walk_tree(s->root, s->jobs, on_entry, s)) < 0)
 		return err;
 	gather_items(s);
 	/* one open of the repository for the judging, the build model and the origin */
 	lo_git_open(&s->git[i], s->root);
-	/* a scan of build/python_packages is judged by build/'s records */
-	s->build_dirs[i] = lo_buildsys_base_of(s->root);
 	if (s->build_dirs[i]) {
 		if ((err = lo_buildsys_open(&s->bs[i], s->root, s->finds, s->git[i],
 					    s->opts && s->opts->reconfigure
@@ -515,6 +578,7 @@ void lo_scan_free(scan *s)
 		for (i = 0; i < s->lists[w].count; i++)
 			free(s->lists[w].items[i].abs);
 		free(s->lists[w].items);
+		lo_buf_dispose(&s->lists[w].path);
 	}
 	free(s->lists);
 	lo_buildsys_finds_free(s->finds);
@@ -529,6 +593,7 @@ void lo_scan_free(scan *s)
 	for (i = 0; s->build_dirs && i < s->root_count; i++)
 		free(s->build_dirs[i]);
 	free(s->build_dirs);
+	free(s->tops);
 	for (i = 0; s->git && i < s->root_count; i++)
 		lo_git_free(s->git[i]);
 	free(s->git);
@@ -633,6 +698,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 
 	s->bs = lo_xcalloc(s->root_count, sizeof(lo_buildsys *));
 	s->build_dirs = lo_xcalloc(s->root_count, sizeof(char *));
+	s->tops = lo_xcalloc(s->root_count, sizeof(char *));
 	s->git = lo_xcalloc(s->root_count, sizeof(lo_git *));
 	s->res->origins = lo_xcalloc(s->root_count, sizeof(lo_scan_origin));
 	for (i = 0; i < s->root_count; i++)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/git.h"
 #include "leftover/hosts.h"
@@ -32,6 +33,7 @@ typedef struct item {
 typedef struct item_list {
 	item *items;
 	size_t count, cap;
+	lo_buf path; /* the rule path of the entry at hand, when it must be built */
 } item_list;
 
 typedef struct scan {
@@ -56,8 +58,17 @@ typedef struct scan {
 	lo_buildsys_finds *finds; /* what the build's model asks of the root being walked */
 	lo_buildsys **bs;      /* per root: its build system model, or NULL */
 	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
+	const char **tops;     /* per root: its build dir when that is a build tree, else NULL */
 	lo_git **git;          /* per root: the repository holding it, or NULL; freed before judging */
 } scan;
+
+/*
+ * The path of the file at `abs` that rule patterns are matched against
+ * (rules.h): relative to the top of the build tree holding it (the
+ * nearest of a scanned root's lo_buildsys_base_of that is a tree), or abs
+ * itself where there is none. A suffix of abs.
+ */
+const char *lo_scan_rules_path_of(const scan *s, const char *abs);
 
 /* Free a scan's state (scan.c), which its result owns; NULL does nothing. */
 void lo_scan_free(scan *s);

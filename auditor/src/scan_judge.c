@@ -293,7 +293,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 		return 0;
 	}
 	/* A [host] rule names the program, unless --python or --host did. */
-	ruled = lo_rules_host_of(s->rules, f->path, lo_hosts_elf_has, (void *)e);
+	ruled = lo_rules_host_of(s->rules, lo_scan_rules_path_of(s, abs), lo_hosts_elf_has, (void *)e);
 	given = s->opts && (f->kind == LO_KIND_PYTHON_EXTENSION ? s->opts->python : s->opts->host);
 	err = pick_host(s, f, e, abs, given ? NULL : ruled, &host, &program, &by_rule);
 	if (err < 0) {

@@ -90,6 +90,8 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds
  * Owned.
  */
 char *lo_buildsys_base_of(const char *dir);
+/* Is `dir` the top of a build tree (CMakeCache.txt or .ninja_log there)? */
+bool lo_buildsys_is_tree(const char *dir);
 void lo_buildsys_free(lo_buildsys *bs);
 
 /*

@@ -3,8 +3,14 @@
  *
  * Rule files use git-config syntax and are read with libgit2's config API,
  * so errors come with file and line; patterns are matched with libgit2's
- * pathspec matching (`**`, `!negation` as in .gitignore) against paths
- * relative to the scanned root. rules/README.md documents every key.
+ * pathspec matching (`**`, `!negation` as in .gitignore) against a file's
+ * path as the queries below take it: relative to the top of the build tree
+ * the file is in, or absolute when it is in none (a system library), so
+ * that no answer depends on where a scan starts. An absolute path is
+ * matched as it is (without its '/') and, below the directory the rules
+ * were loaded for, relative to that directory too, which is what a rule
+ * file written for a directory that is no build tree means; the last
+ * pattern that matches either decides. rules/README.md documents every key.
  *
  * Files are read in layers, as git reads its config: the shipped defaults
  * (every *.rules file of lo_rules_default_dir(), in name order), the user's
@@ -69,8 +75,11 @@ int lo_rules_check(const char *file);
 
 void lo_rules_free(lo_rules *rules);
 
-/* Is the file at `relpath` examined by the load check? */
-bool lo_rules_is_candidate(const lo_rules *rules, const char *relpath);
+/*
+ * Is the file at `path` (in its build tree, or absolute: see above)
+ * examined by the load check? Likewise for every `path` below.
+ */
+bool lo_rules_is_candidate(const lo_rules *rules, const char *path);
 
 /* A [host "NAME"]: the program that loads the files it selects. */
 typedef struct lo_rules_host lo_rules_host;
@@ -89,13 +98,13 @@ typedef enum lo_rules_trait {
 typedef bool (*lo_rules_object_fn)(lo_rules_trait trait, const char *glob, void *payload);
 
 /*
- * The host of the file at `relpath`: the last [host] whose conditions all
+ * The host of the file at `path`: the last [host] whose conditions all
  * hold, its `match` selecting the path and, when it has `needs`, `exports`
  * or `needs-library`, the object having one of those traits (asked through
  * `has`). NULL when none does: the scan then picks its default host.
  * Borrowed from rules.
  */
-const lo_rules_host *lo_rules_host_of(const lo_rules *rules, const char *relpath,
+const lo_rules_host *lo_rules_host_of(const lo_rules *rules, const char *path,
 				      lo_rules_object_fn has, void *payload);
 
 /* The NAME of [host "NAME"]. */
@@ -164,11 +173,11 @@ typedef struct lo_rule {
 } lo_rule;
 
 /*
- * The rule for a file at `relpath` in the states `on` (LO_RULES_ON_*): the
+ * The rule for a file at `path` in the states `on` (LO_RULES_ON_*): the
  * last [rule] whose match selects the path and whose `on` shares a state
  * with `on`, or NULL. Borrowed from rules.
  */
-const lo_rule *lo_rules_rule_for(const lo_rules *rules, const char *relpath, unsigned on);
+const lo_rule *lo_rules_rule_for(const lo_rules *rules, const char *path, unsigned on);
 
 /* What makes the exit status 1 ([fail] on). */
 typedef enum lo_rules_fail {
@@ -180,11 +189,11 @@ typedef enum lo_rules_fail {
 lo_rules_fail lo_rules_fail_on(const lo_rules *rules);
 
 /*
- * Does the file at `relpath`, in the states `on` (LO_RULES_ON_*; a file
+ * Does the file at `path`, in the states `on` (LO_RULES_ON_*; a file
  * that cannot be read counts as broken), make the exit status 1? Applies
  * [fail] on, and a matching rule with action keep.
  */
-bool lo_rules_fails(const lo_rules *rules, const char *relpath, unsigned on);
+bool lo_rules_fails(const lo_rules *rules, const char *path, unsigned on);
 
 /*
  * Call `cb` for each effective setting in load order, with the file and

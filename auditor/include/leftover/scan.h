@@ -134,6 +134,15 @@ void lo_scan_result_free(lo_scan_result *res);
  */
 bool lo_scan_produced(const lo_scan_result *res, const char *path);
 
+/*
+ * The path that rule patterns are matched against (rules.h) of the file at
+ * `path`, relative to res->root (a file's, or a link beside it): relative
+ * to the top of the build tree it is in, or absolute where it is in none,
+ * so that what a rule says of it does not depend on where the scan
+ * started. Owned.
+ */
+char *lo_scan_rules_path(const lo_scan_result *res, const char *path);
+
 /* Free what f owns (not f itself). */
 void lo_file_dispose(lo_file *f);
 
