@@ -33,12 +33,16 @@ static const lo_cli_opt options[] = {
 const lo_cli_cmd lo_cli_explain_cmd = {
 	"explain",
 	"usage: leftover explain [options] FILE|MESSAGE\n"
+	"       leftover explain [options] MESSAGE [DIR]\n"
 	"\n"
 	"Say why FILE would not load, on one screen: the verdict, the unmet needs and\n"
 	"who was searched, whether the current build still produces it and on what\n"
 	"evidence, the rule that names it, and which commit dropped it. MESSAGE is\n"
 	"an error as Python or dlopen printed it, pasted as one argument:\n"
 	"  leftover explain \"ImportError: /b/_m.so: undefined symbol: foo\"\n"
+	"A message that names a library instead of a file explains each object of\n"
+	"DIR's build tree (default: the current directory's) that needs it:\n"
+	"  leftover explain \"ImportError: libcore.so.1: cannot open shared object file: ...\" build\n"
 	"\n",
 	options,
 	"\n"
@@ -181,12 +185,15 @@ static int host_with_preloads(lo_host **out, lo_resolver *r, const char *program
 	return lo_hosts_host_new(out, r, program, pre, n);
 }
 
-int lo_cmd_explain(int argc, char **argv)
+/*
+ * Explain the object at abs on stdout, as one screen (and each step with
+ * `verbose`); `named` is the symbol or library the user's message names,
+ * or NULL. The rules are those of abs's directory unless o has some
+ * already. Returns the exit status this object gives.
+ */
+static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool verbose)
 {
-	lo_cli_opts o;
-	char *abs = NULL, *dir = NULL, *tree = NULL, *named = NULL, *symbol = NULL;
-	char *named_obj = NULL;
-	bool verbose = false;
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs)), *tree;
 	lo_explain *records = NULL;
 	lo_buf summary = LO_BUF_INIT;
 	char *program = NULL;
@@ -197,6 +204,115 @@ int lo_cmd_explain(int argc, char **argv)
 	const lo_elf *e;
 	const lo_target *target;
 	lo_kind kind;
+	int rc = LO_EXIT_ERROR;
+
+	memset(&ropts, 0, sizeof(ropts));
+	ropts.library_path = o->scan.library_path;
+	ropts.library_path_count = o->scan.library_path_count;
+	/* the file's build tree (or its directory) is read where it is, the rest under --sysroot */
+	tree = lo_buildsys_base_of(dir);
+	ropts.sysroot = o->scan.sysroot;
+	ropts.hwcaps = o->scan.hwcaps;
+	ropts.outside = (const char *const *)(tree ? &tree : &dir);
+	ropts.outside_count = 1;
+	if (lo_resolver_new(&r, &ropts) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		goto out;
+	}
+	if (lo_resolver_read(r, abs, &e) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		goto out;
+	}
+	kind = lo_scan_kind_of(e, abs);
+	/* the rules of the file's own tree: they may name the program that loads it */
+	if ((!o->rules && lo_cli_opts_load_rules(o, dir) < 0) ||
+	    host_program(&program, o, abs, e, kind, verbose) < 0)
+		goto out;
+	/* no program named: a plain C program of the object's own target, when modelled */
+	target = lo_target_of(e);
+	if ((program ? host_with_preloads(&host, r, program, o, abs, e, kind)
+		     : lo_host_new_plain(&host, r, target ? target : lo_target_native())) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		goto out;
+	}
+	lo_load_simulate(&load, r, host, abs, LO_LOAD_TRACE, NULL, NULL);
+	if (verbose) {
+		printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind), lo_host_name(host));
+		print_objects(load);
+		print_symbols(load, abs);
+	}
+	lo_explain_records(&records, abs, lo_load_ok(load));
+	lo_explain_write_summary(&summary, abs, kind, lo_host_name(host), load, records, named);
+	fputs(lo_buf_cstr(&summary), stdout);
+	rc = lo_load_ok(load) && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN
+									  : LO_EXIT_FINDINGS;
+out:
+	lo_buf_dispose(&summary);
+	lo_explain_free(records);
+	lo_load_free(load);
+	lo_host_free(host);
+	lo_resolver_free(r);
+	free(program);
+	free(dir);
+	free(tree);
+	return rc;
+}
+
+/*
+ * A message that names a library, not a file ("libcore.so.1: cannot open
+ * shared object file"): explain each object of the build tree holding
+ * `dir` (the current directory when NULL) that needs that library, the
+ * files the message can be about. The worst exit status of them.
+ */
+static int explain_library(lo_cli_opts *o, const char *library, const char *dir, bool verbose)
+{
+	char *real = realpath(dir ? dir : ".", NULL), *top = NULL, **found = NULL;
+	size_t i, n = 0;
+	int rc = LO_EXIT_ERROR;
+
+	if (!real) {
+		lo_cli_error("explain: cannot read directory '%s': %s", dir ? dir : ".",
+			     strerror(errno));
+		return rc;
+	}
+	top = lo_buildsys_base_of(real);
+	if (lo_cli_opts_load_rules(o, top) < 0)
+		goto out;
+	if (lo_explain_needing(&found, &n, top, o->rules, library) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		goto out;
+	}
+	if (!n) {
+		lo_cli_error("explain: no object under '%s' needs %s; name the build tree the "
+			     "message came from after it", top, library);
+		goto out;
+	}
+	printf("%s is needed by %zu object%s under %s\n", library, n, n == 1 ? "" : "s", top);
+	rc = LO_EXIT_CLEAN;
+	for (i = 0; i < n; i++) {
+		int one;
+
+		putchar('\n');
+		fflush(stdout); /* before explain_file's messages on stderr */
+		one = explain_file(o, found[i], library, verbose);
+		/* an object that could not be explained fails the run; findings do unless one did */
+		if (one == LO_EXIT_ERROR || (one == LO_EXIT_FINDINGS && rc == LO_EXIT_CLEAN))
+			rc = one;
+	}
+out:
+	for (i = 0; i < n; i++)
+		free(found[i]);
+	free(found);
+	free(top);
+	free(real);
+	return rc;
+}
+
+int lo_cmd_explain(int argc, char **argv)
+{
+	lo_cli_opts o;
+	char *abs = NULL, *named = NULL, *symbol = NULL, *library = NULL, *named_obj = NULL;
+	bool verbose = false;
 	int c, rc = LO_EXIT_ERROR;
 
 	lo_cli_opts_init(&o, &lo_cli_explain_cmd);
@@ -207,12 +323,21 @@ int lo_cmd_explain(int argc, char **argv)
 		}
 		verbose = true;
 	}
-	if (lo_cli_opts_operands(&o, argc, argv, 1, 1, 0) < 0)
+	if (lo_cli_opts_operands(&o, argc, argv, 1, 2, 0) < 0)
 		goto out;
-	/* a path, or the error message a path is in */
+	/* a path, or the error message a path (or a needed library) is in */
 	if (!(abs = realpath(argv[optind], NULL))) {
 		int why = errno;
 
+		/*
+		 * A library the loader did not find, by name: a file of that
+		 * name here (a build dir holding libcore.so.1) is not what the
+		 * message is about, the objects needing it are.
+		 */
+		if ((library = lo_explain_message_library(argv[optind]))) {
+			rc = explain_library(&o, library, argv[optind + 1], verbose);
+			goto out;
+		}
 		if (!(named = lo_explain_message_path(argv[optind], &symbol)) ||
 		    !(abs = realpath(named, NULL))) {
 			if (strchr(argv[optind], ' ') || strchr(argv[optind], ':'))
@@ -223,6 +348,11 @@ int lo_cmd_explain(int argc, char **argv)
 					     strerror(why));
 			goto out;
 		}
+	}
+	if (argv[optind + 1]) {
+		lo_cli_error("explain: a tree is given only with a message that names a library");
+		lo_cli_opts_usage(o.cmd, stderr);
+		goto out;
 	}
 	/* a libtool archive (.la) is text naming the object the build made: that one is explained */
 	if ((named_obj = lo_buildsys_libtool_object(abs))) {
@@ -238,58 +368,12 @@ int lo_cmd_explain(int argc, char **argv)
 		free(abs);
 		abs = obj;
 	}
-	memset(&ropts, 0, sizeof(ropts));
-	ropts.library_path = o.scan.library_path;
-	ropts.library_path_count = o.scan.library_path_count;
-	/* the file's build tree (or its directory) is read where it is, the rest under --sysroot */
-	dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-	tree = lo_buildsys_base_of(dir);
-	ropts.sysroot = o.scan.sysroot;
-	ropts.hwcaps = o.scan.hwcaps;
-	ropts.outside = (const char *const *)(tree ? &tree : &dir);
-	ropts.outside_count = 1;
-	if (lo_resolver_new(&r, &ropts) < 0) {
-		lo_cli_error("explain: %s", lo_error_last());
-		goto out;
-	}
-	if (lo_resolver_read(r, abs, &e) < 0) {
-		lo_cli_error("explain: %s", lo_error_last());
-		goto out;
-	}
-	kind = lo_scan_kind_of(e, abs);
-	/* the rules of the file's own tree: they may name the program that loads it */
-	if (lo_cli_opts_load_rules(&o, dir) < 0 || host_program(&program, &o, abs, e, kind, verbose) < 0)
-		goto out;
-	/* no program named: a plain C program of the object's own target, when modelled */
-	target = lo_target_of(e);
-	if ((program ? host_with_preloads(&host, r, program, &o, abs, e, kind)
-		     : lo_host_new_plain(&host, r, target ? target : lo_target_native())) < 0) {
-		lo_cli_error("explain: %s", lo_error_last());
-		goto out;
-	}
-	lo_load_simulate(&load, r, host, abs, LO_LOAD_TRACE, NULL, NULL);
-	if (verbose) {
-		printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind), lo_host_name(host));
-		print_objects(load);
-		print_symbols(load, abs);
-	}
-	lo_explain_records(&records, abs, lo_load_ok(load));
-	lo_explain_write_summary(&summary, abs, kind, lo_host_name(host), load, records, symbol);
-	fputs(lo_buf_cstr(&summary), stdout);
-	rc = lo_load_ok(load) && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN
-									  : LO_EXIT_FINDINGS;
+	rc = explain_file(&o, abs, symbol, verbose);
 out:
-	lo_buf_dispose(&summary);
-	lo_explain_free(records);
-	free(named);
+	free(library);
 	free(named_obj);
+	free(named);
 	free(symbol);
-	lo_load_free(load);
-	lo_host_free(host);
-	lo_resolver_free(r);
-	free(program);
-	free(dir);
-	free(tree);
 	free(abs);
 	lo_cli_opts_dispose(&o);
 	return rc;

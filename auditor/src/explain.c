@@ -15,10 +15,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "leftover/elf.h"
 #include "leftover/error.h"
 #include "leftover/explain.h"
 #include "leftover/report.h"
 #include "leftover/rules.h"
+#include "leftover/walk.h"
 
 /* What glibc's dlerror() puts after the object's path, for each failure. */
 static const char *const dlerror_phrases[] = {
@@ -136,6 +138,88 @@ char *lo_explain_message_path(const char *message, char **symbol)
 	return file_word(message, NULL);
 }
 
+char *lo_explain_message_library(const char *message)
+{
+	static const char phrase[] = ": cannot open shared object file";
+	const char *hit = strstr(message, phrase), *start, *p;
+
+	if (!hit)
+		return NULL;
+	/* the word before the phrase, after any "ImportError: " */
+	for (start = hit; start > message && start[-1] != ' ' && start[-1] != '\n' &&
+			  start[-1] != '\'' && start[-1] != '"';
+	     start--)
+		;
+	for (p = start; p < hit; p++)
+		if (*p == '/')
+			return NULL; /* a path: lo_explain_message_path's */
+	return hit == start ? NULL : lo_xstrndup(start, (size_t)(hit - start));
+}
+
+/* What lo_explain_needing gathers from its walk. */
+typedef struct needing {
+	const char *dir, *top; /* the walked dir; its build tree's top, or NULL */
+	const lo_rules *rules;
+	const char *library;
+	lo_buf path;
+	char **found;
+	size_t count, cap;
+} needing;
+
+static int on_needing(const lo_walk_entry *en, void *payload)
+{
+	needing *n = payload;
+	const char *abs, *rules_path;
+	lo_elf *e = NULL;
+	size_t i;
+
+	if (en->err || en->type != DT_REG)
+		return 0;
+	lo_buf_clear(&n->path);
+	lo_buf_printf(&n->path, "%s/%s", strcmp(n->dir, "/") ? n->dir : "", en->relpath);
+	abs = lo_buf_cstr(&n->path);
+	/* matched as a scan matches it (rules.h) */
+	rules_path = n->top ? abs + strlen(n->top) + 1 : abs;
+	if (!lo_rules_is_candidate(n->rules, rules_path) ||
+	    lo_elf_open(&e, en->dirfd, en->name, abs, false) < 0)
+		return 0;
+	for (i = 0; i < lo_elf_needed_count(e); i++) {
+		if (!strcmp(lo_elf_needed(e, i), n->library)) {
+			lo_array_grow(&n->found, &n->cap, n->count + 1, sizeof(char *));
+			n->found[n->count++] = lo_xstrdup(abs);
+			break;
+		}
+	}
+	lo_elf_free(e);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int lo_explain_needing(char ***out, size_t *count, const char *dir, const lo_rules *rules,
+		       const char *library)
+{
+	needing n = { dir, NULL, rules, library, LO_BUF_INIT, NULL, 0, 0 };
+	char *base = lo_buildsys_base_of(dir);
+	size_t blen = strlen(base);
+	int err;
+
+	if (lo_buildsys_is_tree(base) && !strncmp(dir, base, blen) && (!dir[blen] || dir[blen] == '/'))
+		n.top = base;
+	/* one thread: the objects are read one by one into one list */
+	err = lo_walk_tree(dir, 1, on_needing, &n);
+	lo_buf_dispose(&n.path);
+	free(base);
+	if (n.count)
+		qsort(n.found, n.count, sizeof(char *), cmp_str);
+	*out = n.found;
+	*count = n.count;
+	return err < 0 ? err : 0;
+}
+
 void lo_explain_free(lo_explain *x)
 {
 	if (!x)
@@ -222,7 +306,7 @@ static void write_more(lo_buf *out, size_t total, const char *what)
 			      total - LO_EXPLAIN_LIST_MAX, what);
 }
 
-static void write_need(lo_buf *out, const lo_problem *p, const char *symbol)
+static void write_need(lo_buf *out, const lo_problem *p, const char *named)
 {
 	const char *nl = p->detail ? strchr(p->detail, '\n') : NULL;
 	int dlen = p->detail ? (nl ? (int)(nl - p->detail) : (int)strlen(p->detail)) : 0;
@@ -233,14 +317,16 @@ static void write_need(lo_buf *out, const lo_problem *p, const char *symbol)
 
 		lo_buf_printf(out, "  undefined symbol %s%s%s, needed by %s%s\n", sym,
 			      p->version ? "@" : "", p->version ? p->version : "", by,
-			      symbol && !strcmp(symbol, p->symbol) ? " (the one in your message)" : "");
+			      named && !strcmp(named, p->symbol) ? " (the one in your message)" : "");
 		free(sym);
 	} else if (p->kind == LO_PROBLEM_MISSING_VERSION) {
 		lo_buf_printf(out, "  version %s of %s not found, needed by %s\n",
 			      p->version ? p->version : "?", p->library ? p->library : "?", by);
 	} else if (p->kind == LO_PROBLEM_MISSING_LIBRARY) {
-		lo_buf_printf(out, "  library %s not found, needed by %s\n",
-			      p->library ? p->library : "?", by);
+		lo_buf_printf(out, "  library %s not found, needed by %s%s\n",
+			      p->library ? p->library : "?", by,
+			      named && p->library && !strcmp(named, p->library)
+				      ? " (the one in your message)" : "");
 	} else {
 		lo_buf_printf(out, "  %s: %.*s\n", lo_problem_kind_str(p->kind), dlen,
 			      p->detail ? p->detail : "");
@@ -293,7 +379,7 @@ static void write_searched(lo_buf *out, const char *host, const lo_load *load)
 	write_more(out, total, "libraries");
 }
 
-static void write_load(lo_buf *out, const char *host, const lo_load *load, const char *symbol)
+static void write_load(lo_buf *out, const char *host, const lo_load *load, const char *named)
 {
 	size_t i, n = lo_load_problem_count(load);
 
@@ -303,7 +389,7 @@ static void write_load(lo_buf *out, const char *host, const lo_load *load, const
 	}
 	lo_buf_puts(out, "result: would not load\n");
 	for (i = 0; i < n && i < LO_EXPLAIN_LIST_MAX; i++)
-		write_need(out, lo_load_problem_at(load, i), symbol);
+		write_need(out, lo_load_problem_at(load, i), named);
 	write_more(out, n, "unmet needs");
 	write_searched(out, host, load);
 }
@@ -362,7 +448,7 @@ static void write_history(lo_buf *out, const lo_explain *x)
 }
 
 void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
-			      const lo_load *load, const lo_explain *x, const char *symbol)
+			      const lo_load *load, const lo_explain *x, const char *named)
 {
 	int orphan = x ? x->orphan.orphan : -1;
 	bool loads = lo_load_ok(load);
@@ -375,7 +461,7 @@ void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const 
 		      : orphan == 0 ? "the current build still produces it"
 				    : "no build record says whether the current build produces it");
 	lo_buf_printf(out, "  kind: %s\n  host: %s\n", lo_kind_str(kind), host);
-	write_load(out, host, load, symbol);
+	write_load(out, host, load, named);
 	if (x) {
 		write_records(out, x);
 		write_history(out, x);

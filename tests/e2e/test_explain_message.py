@@ -125,5 +125,64 @@ def test_a_relative_path_in_a_dlopen_message():
     shutil.rmtree(d)
 
 
+LIBRARY_CMAKE = """cmake_minimum_required(VERSION 3.16)
+project(needs C)
+find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
+add_library(core SHARED core.c)
+set_target_properties(core PROPERTIES SOVERSION 1 VERSION 1.0)
+Python3_add_library(plug MODULE plug.c)
+target_link_libraries(plug PRIVATE core)
+add_library(other MODULE other.c)
+"""
+PLUG_C = """#include <Python.h>
+int core_answer(void);
+static struct PyModuleDef def = { PyModuleDef_HEAD_INIT, "plug", NULL, -1, NULL };
+PyMODINIT_FUNC PyInit_plug(void) { return core_answer() == 42 ? PyModule_Create(&def) : NULL; }
+"""
+
+
+def test_a_message_naming_a_library_explains_the_objects_that_need_it():
+    """The most common soname error names the library, not the module: the
+    objects of the build tree that need it (DT_NEEDED) are the answer."""
+    d = lotest.workdir("explain-message-library")
+    src, build = d / "src", d / "build"
+    src.mkdir()
+    (src / "CMakeLists.txt").write_text(LIBRARY_CMAKE)
+    (src / "core.c").write_text("int core_answer(void) { return 42; }\n")
+    (src / "plug.c").write_text(PLUG_C)
+    (src / "other.c").write_text("int other(void) { return 1; }\n")
+    lotest.cmake_build(src, build, defines={"Python3_EXECUTABLE": lotest.PYTHON})
+    [plug] = build.glob("plug*.so")
+    ok = lotest.run([lotest.PYTHON, "-c", "import plug"], cwd=build, check=False)
+    assert ok.returncode == 0, ok
+    for f in build.glob("libcore.so*"):
+        f.unlink()
+    p = lotest.run([lotest.PYTHON, "-c", "import plug"], cwd=build, check=False)
+    message = p.stderr.splitlines()[-1]
+    assert message == "ImportError: libcore.so.1: cannot open shared object file: " \
+        "No such file or directory", p.stderr
+
+    e = lotest.leftover("explain", message, build)
+    assert e.returncode == 1, (e.stdout, e.stderr)
+    lines = e.stdout.splitlines()
+    assert lines[0] == "libcore.so.1 is needed by 1 object under %s" % build.resolve(), lines
+    assert lines[2] == str(plug.resolve()), lines
+    assert lines[3].startswith("verdict: broken: it would not load, and the current build "
+                               "still produces it"), lines
+    assert "library libcore.so.1 not found, needed by %s (the one in your message)" \
+        % plug.name in e.stdout, e.stdout
+    assert "libother.so" not in e.stdout, e.stdout
+
+    # without a tree: the current directory's, from anywhere inside it
+    here = lotest.run([lotest.LEFTOVER, "explain", message], cwd=build / "CMakeFiles",
+                      check=False)
+    assert (here.returncode, here.stdout) == (1, e.stdout), here
+
+    # a library that nothing in the tree needs: said so, with the library named
+    none = lotest.leftover("explain", message.replace("libcore.so.1", "libgone.so.3"), build)
+    assert none.returncode == 2 and none.stdout == "", none
+    assert "no object under '%s' needs libgone.so.3" % build.resolve() in none.stderr, none.stderr
+
+
 if __name__ == "__main__":
     lotest.main(globals())

@@ -26,6 +26,7 @@
 #include "leftover/buildsys.h"
 #include "leftover/git.h"
 #include "leftover/resolve.h"
+#include "leftover/rules.h"
 #include "leftover/scan.h"
 
 /*
@@ -38,6 +39,23 @@
  * "undefined symbol: S" message, owned, else NULL.
  */
 char *lo_explain_message_path(const char *message, char **symbol);
+
+/*
+ * The library a loader's error message says it could not open when the
+ * message names it as a DT_NEEDED name, not as a path ("ImportError:
+ * libcore.so.1: cannot open shared object file: No such file or
+ * directory"): owned, or NULL.
+ */
+char *lo_explain_message_library(const char *message);
+
+/*
+ * The objects under `dir` that `rules` make candidates and that name
+ * `library` as DT_NEEDED: absolute, sorted, *count of them (*out NULL for
+ * none; free each, then the array). Those are the files such a message can
+ * be about. Returns 0, or a negative code when `dir` cannot be walked.
+ */
+int lo_explain_needing(char ***out, size_t *count, const char *dir, const lo_rules *rules,
+		       const char *library);
 
 typedef struct lo_explain {
 	char *build_dir;          /* the nearest ancestor with a CMakeCache.txt, or NULL */
@@ -64,10 +82,11 @@ void lo_explain_free(lo_explain *x);
  * with records `x` (may be NULL): the verdict, why it would not load and
  * who was searched, whether the build still produces it and on what
  * evidence, the rule's sentence, the commit and files that dropped it, and
- * the command that moves it aside. `symbol`, from the user's message, is
- * marked where the summary names it. At most about 35 lines.
+ * the command that moves it aside. `named`, the symbol or the library the
+ * user's message names, is marked where the summary names it. At most
+ * about 35 lines.
  */
 void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
-			      const lo_load *load, const lo_explain *x, const char *symbol);
+			      const lo_load *load, const lo_explain *x, const char *named);
 
 #endif
