@@ -202,11 +202,37 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 	free(obj);
 }
 
+/*
+ * How many Python modules were skipped because the interpreter the scan
+ * had never imports them (built for another Python): not judged at all,
+ * which the summary must say even when nothing else needs attention.
+ * *host: that interpreter when it was the same for all, else NULL.
+ */
+static size_t modules_not_judged(const lo_scan_result *res, const char **host)
+{
+	size_t i, j, n = 0;
+
+	*host = NULL;
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i];
+
+		for (j = 0; f->verdict == LO_VERDICT_SKIPPED && j < f->reason_count; j++) {
+			if (f->reasons[j].kind != LO_REASON_OTHER_INTERPRETER)
+				continue;
+			*host = !n++ || (*host && f->host && !strcmp(*host, f->host)) ? f->host : NULL;
+			break;
+		}
+	}
+	return n;
+}
+
 int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 {
 	const lo_scan_summary *sm = &res->summary;
 	bool color = flags & LO_REPORT_COLOR;
 	size_t i, j, shown = 0;
+	const char *python;
+	size_t not_judged = modules_not_judged(res, &python);
 
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
@@ -227,7 +253,7 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		if (!res->trees[i].records && sm->files)
 			fprintf(out, "tree %s: staleness not judged: no build records\n",
 				res->trees[i].dir);
-	if (shown || (flags & LO_REPORT_VERBOSE)) {
+	if (shown || not_judged || (flags & LO_REPORT_VERBOSE)) {
 		/* quiet on success: the notes explain findings, or come with --verbose */
 		for (i = 0; i < res->tree_count; i++)
 			if (res->trees[i].records)
@@ -244,6 +270,11 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		if (sm->by_verdict[LO_VERDICT_UNJUDGED])
 			fprintf(out, ", %zu unjudged (host not usable)",
 				sm->by_verdict[LO_VERDICT_UNJUDGED]);
+		if (not_judged)
+			fprintf(out, "; %zu Python module%s not judged: %s never imports %s "
+				"(--python names the interpreter %s built for)", not_judged,
+				not_judged == 1 ? "" : "s", python ? python : "the interpreter found",
+				not_judged == 1 ? "it" : "them", not_judged == 1 ? "it was" : "they were");
 		if (sm->bookkeeping)
 			fprintf(out, "; %zu orphaned object and bookkeeping files not listed (--all)",
 				sm->bookkeeping);
