@@ -559,6 +559,16 @@ static int gather_root(scan *s, size_t i)
 	return 0;
 }
 
+/* What gather_root keeps of each root, none yet. */
+static void alloc_per_root(scan *s)
+{
+	s->bs = lo_xcalloc(s->root_count, sizeof(lo_buildsys *));
+	s->build_dirs = lo_xcalloc(s->root_count, sizeof(char *));
+	s->tops = lo_xcalloc(s->root_count, sizeof(char *));
+	s->git = lo_xcalloc(s->root_count, sizeof(lo_git *));
+	s->res->origins = lo_xcalloc(s->root_count, sizeof(lo_scan_origin));
+}
+
 void lo_scan_free(scan *s)
 {
 	size_t i;
@@ -696,11 +706,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	for (i = 0; i < s->root_count; i++)
 		s->res->roots[s->res->root_count++] = lo_xstrdup(s->roots[i]);
 
-	s->bs = lo_xcalloc(s->root_count, sizeof(lo_buildsys *));
-	s->build_dirs = lo_xcalloc(s->root_count, sizeof(char *));
-	s->tops = lo_xcalloc(s->root_count, sizeof(char *));
-	s->git = lo_xcalloc(s->root_count, sizeof(lo_git *));
-	s->res->origins = lo_xcalloc(s->root_count, sizeof(lo_scan_origin));
+	alloc_per_root(s);
 	for (i = 0; i < s->root_count; i++)
 		if ((err = gather_root(s, i)) < 0)
 			goto out;
