@@ -15,12 +15,10 @@ import os
 from pathlib import Path
 
 import lotest
+from test_twobranch import PKG, STALE, make_repo
 
 ENV = {"XDG_CONFIG_HOME": str(lotest.WORK / "no-user-rules")}
 LUA = Path("/usr/lib/x86_64-linux-gnu/lua")
-PKG = "python_packages/mlir/_mlir_libs"
-SOABI = lotest.run([lotest.PYTHON, "-c",
-                    "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"]).stdout.strip()
 REASON = "_mlir_libs/__init__.py imports _mlirRegisterEverything whenever the file exists"
 
 
@@ -83,17 +81,14 @@ def test_system_lua_modules():
 
 
 def test_mlir_build_tree():
-    d = lotest.workdir("scan-root-mlir")
-    src, build = d / "src", d / "build"
-    lotest.run(["sh", lotest.FIXTURES / "twobranch" / "make-repo.sh", src])
-    lotest.cmake_build(src, build)
-    lotest.git(src, "checkout", "-q", "branch-b")
-    lotest.cmake_build(src, build)
+    src, build = make_repo("scan-root-mlir")
+    for branch in ("branch-a", "branch-b"):
+        lotest.git(src, "checkout", "-q", branch)
+        lotest.cmake_build(src, build)
     libs = build / PKG
     # an initializer no build made: a candidate by mlir.rules, judged nowhere
     (libs / "_site_initialize_7.py").write_text("def register_dialects(registry): pass\n")
-    paths = [libs / ("_mlirRegisterEverything" + SOABI), libs / "libMLIRCAPI.so",
-             libs / "_site_initialize_7.py"]
+    paths = [build / STALE, libs / "libMLIRCAPI.so", libs / "_site_initialize_7.py"]
     scans = assert_same_from_every_ancestor(paths, build)
     for r in scans.values():
         stale = judged(r, paths[0])
