@@ -269,6 +269,41 @@ static void test_build_dir_layer_without_cmake(void **state)
 	lo_rules_free(r);
 }
 
+/*
+ * A file in no build tree is given by its absolute path (rules.h): matched
+ * as it is, and relative to the directory the rules were loaded for when
+ * it is below it; the last pattern matching either form decides.
+ */
+static void test_an_absolute_path_is_matched_as_it_is_and_in_the_loaded_dir(void **state)
+{
+	char dir[4096], cmd[8300], *real;
+	const char *work = getenv("LEFTOVER_WORK");
+	const lo_rules_host *h;
+	lo_rules *r;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/plainabs", work ? work : "/tmp");
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.leftover'", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/.leftover/rules", dir);
+	assert_non_null(f = fopen(cmd, "w"));
+	fputs("[candidates]\n\texclude = old/**\n", f);
+	fclose(f);
+	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
+	assert_non_null(real = realpath(dir, NULL));
+	snprintf(cmd, sizeof(cmd), "%s/old/libx.so", real);
+	assert_false(lo_rules_is_candidate(r, cmd)); /* the exclude, in the dir's own terms */
+	snprintf(cmd, sizeof(cmd), "%s/new/libx.so", real);
+	assert_true(lo_rules_is_candidate(r, cmd));  /* the default *.so, on either form */
+	assert_true(lo_rules_is_candidate(r, "/elsewhere/old/libx.so")); /* not below the dir */
+	/* a system module by its absolute path, wherever a scan started */
+	h = host_of(r, "/usr/lib/x86_64-linux-gnu/lua/5.1/cjson.so", "lua_settop");
+	assert_non_null(h);
+	assert_string_equal(lo_rules_host_name(h), "lua5.1");
+	free(real);
+	lo_rules_free(r);
+}
+
 static void test_program_defaults_take_the_first_there_and_the_newest(void **state)
 {
 	char dir[4096], cmd[8300], want[4200];
@@ -623,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_later_layer_overrides_earlier),
 		cmocka_unit_test(test_user_layer_and_given_file),
 		cmocka_unit_test(test_build_dir_layer_without_cmake),
+		cmocka_unit_test(test_an_absolute_path_is_matched_as_it_is_and_in_the_loaded_dir),
 		cmocka_unit_test(test_program_defaults_take_the_first_there_and_the_newest),
 		cmocka_unit_test(test_symbols_hosts_and_rules),
 		cmocka_unit_test(test_fail_on_and_keep_decide_the_exit_status),
