@@ -53,7 +53,8 @@ enum {
 #define LO_CLI_OPTS_LOAD                                                                        \
 	{ "python", 0, LO_CLI_OPT_PYTHON, "PATH", NULL,                                          \
 	  "interpreter that imports the Python extension modules\n"                              \
-	  "(default: from CMakeCache.txt, else python3 on PATH)" },                              \
+	  "(default: as CMakeCache.txt, meson's log or setuptools'\n"                            \
+	  "build/ record it, else python3 on PATH)" },                                           \
 	{ "host", 0, LO_CLI_OPT_HOST, "PATH", NULL,                                               \
 	  "program that loads the other shared objects\n(default: a plain C program)" },         \
 	{ "library-path", 0, LO_CLI_OPT_LIBRARY_PATH, "DIRS", NULL,                               \

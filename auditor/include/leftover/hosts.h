@@ -2,15 +2,15 @@
  * hosts.h - which program will load an object, named without running it.
  *
  * Owns: the interpreter a Python extension module is judged against
- * (--python, the CMakeCache.txt or meson's log of its tree, python3 on
- * PATH), and the program behind a host that is not itself an ELF program:
- * a pyenv, asdf or mise shim, a `#!` wrapper. Such a host is asked once,
- * with one fixed command of its family (python -S: print sys.executable;
- * perl: print $^X; ...), with no input, a time limit and a size limit on
- * the answer. That runs the host program, never an object being judged;
- * the answer is only taken when it names an ELF program. A Python
- * interpreter is asked, the same way, which file names its import takes
- * (EXTENSION_SUFFIXES).
+ * (--python, the CMakeCache.txt or meson's log of its tree, the version
+ * setuptools' build directories name, python3 on PATH), and the program
+ * behind a host that is not itself an ELF program: a pyenv, asdf or mise
+ * shim, a `#!` wrapper. Such a host is asked once, with one fixed command
+ * of its family (python -S: print sys.executable; perl: print $^X; ...),
+ * with no input, a time limit and a size limit on the answer. That runs
+ * the host program, never an object being judged; the answer is only taken
+ * when it names an ELF program. A Python interpreter is asked, the same
+ * way, which file names its import takes (EXTENSION_SUFFIXES).
  *
  * A scan keeps its hosts in one lo_hosts: each program set up once, its
  * failure included (a shim that hangs is asked once, not once per file).
@@ -48,8 +48,11 @@ char *lo_hosts_cmake_python(const char *build_dir);
  * The interpreter that imports extension modules under `dir`: `given` when
  * not NULL, else the one the build tree of `dir` (itself or its nearest
  * ancestor recording one) was configured with, by its CMakeCache.txt or
- * meson's log (lo_buildsys_meson_python), else python3 on PATH. Owned, or
- * NULL. It may be a shim: lo_hosts_program_new says what runs.
+ * meson's log (lo_buildsys_meson_python), else the system's python3.X of
+ * the version a setuptools build names (`dir` in
+ * build/lib.<platform>-cpython-3X, or a build/ beside it or an ancestor
+ * holding lib.* or temp.* directories of that name), else python3 on PATH.
+ * Owned, or NULL. It may be a shim: lo_hosts_program_new says what runs.
  */
 char *lo_hosts_python_for(const char *given, const char *dir);
 
