@@ -47,7 +47,8 @@ const lo_cli_cmd lo_cli_explain_cmd = {
 	options,
 	"\n"
 	"Exit status: 0 it would load and is not stale; 1 it would not load, or the\n"
-	"current build no longer produces it; 2 usage or environment error.\n",
+	"current build no longer produces it; 2 usage or environment error. For a\n"
+	"library's message, the worst of the objects explained; 2 when none needs it.\n",
 };
 
 static void print_objects(const lo_load *load)
