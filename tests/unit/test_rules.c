@@ -249,21 +249,30 @@ static void test_user_layer_and_given_file(void **state)
 	free(old);
 }
 
-static void test_build_dir_layer_without_cmake(void **state)
+/* $LEFTOVER_WORK/name, no build tree, with `text` as its .leftover/rules: its rules, loaded. */
+static lo_rules *plain_dir_rules(char dir[4096], const char *name, const char *text)
 {
-	char dir[4096], cmd[8300];
 	const char *work = getenv("LEFTOVER_WORK");
+	char cmd[8300];
 	lo_rules *r;
 	FILE *f;
 
-	snprintf(dir, sizeof(dir), "%s/plainbuild", work ? work : "/tmp");
+	snprintf(dir, 4096, "%s/%s", work ? work : "/tmp", name);
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.leftover'", dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s/.leftover/rules", dir);
 	assert_non_null(f = fopen(cmd, "w"));
-	fputs("[candidates]\n\texclude = old/**\n", f);
+	fputs(text, f);
 	fclose(f);
 	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
+	return r;
+}
+
+static void test_build_dir_layer_without_cmake(void **state)
+{
+	char dir[4096];
+	lo_rules *r = plain_dir_rules(dir, "plainbuild", "[candidates]\n\texclude = old/**\n");
+
 	assert_false(lo_rules_is_candidate(r, "old/libx.so"));
 	assert_true(lo_rules_is_candidate(r, "new/libx.so"));
 	lo_rules_free(r);
@@ -277,19 +286,9 @@ static void test_build_dir_layer_without_cmake(void **state)
 static void test_an_absolute_path_is_matched_as_it_is_and_in_the_loaded_dir(void **state)
 {
 	char dir[4096], cmd[8300], *real;
-	const char *work = getenv("LEFTOVER_WORK");
+	lo_rules *r = plain_dir_rules(dir, "plainabs", "[candidates]\n\texclude = old/**\n");
 	const lo_rules_host *h;
-	lo_rules *r;
-	FILE *f;
 
-	snprintf(dir, sizeof(dir), "%s/plainabs", work ? work : "/tmp");
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.leftover'", dir);
-	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "%s/.leftover/rules", dir);
-	assert_non_null(f = fopen(cmd, "w"));
-	fputs("[candidates]\n\texclude = old/**\n", f);
-	fclose(f);
-	assert_int_equal(lo_rules_load_tree(&r, dir, NULL, 0), 0);
 	assert_non_null(real = realpath(dir, NULL));
 	snprintf(cmd, sizeof(cmd), "%s/old/libx.so", real);
 	assert_false(lo_rules_is_candidate(r, cmd)); /* the exclude, in the dir's own terms */
