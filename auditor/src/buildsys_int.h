@@ -92,6 +92,20 @@ void lo_bs_incomplete(lo_buildsys *bs, lo_bs_tree *t, lo_bs_source src, const ch
  */
 char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path);
 
+/*
+ * Records older than the sources they describe: `outs` are what the build's
+ * regeneration step writes (build.ninja, a Makefile), `deps` what it reads
+ * (CMakeLists.txt, *.cmake, meson.build), each relative to the tree's dir
+ * or absolute, as the build's own regeneration rule names them. When a
+ * dependency is newer than the oldest output, or either is missing, the
+ * build would regenerate before building anything: what the records say
+ * of the past is then not the checked-out sources' build, and the tree's
+ * evidence of orphans is withheld (lo_bs_incomplete for both kinds, one
+ * note naming the file and when it changed). Stats only, nothing run.
+ */
+void lo_bs_check_regen(lo_buildsys *bs, lo_bs_tree *t, const char *const *deps, size_t dep_count,
+		       const char *const *outs, size_t out_count);
+
 /* `name` kept for the tree's lifetime, once however often asked for. */
 const char *lo_bs_label(lo_bs_tree *t, const char *name);
 
