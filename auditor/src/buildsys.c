@@ -21,7 +21,9 @@
  * target's clean list, an output of the configure step. It is an orphan
  * only when the nearest tree recorded building it in the past (the Ninja
  * log, or a clean list of a target no longer live) and nothing current
- * produces it. Everything else is unknown, never guessed from names. The
+ * produces it. Everything else is unknown, never guessed from names: what
+ * the tree and git suggest (buildsys_tree.c) makes a file "suspected", its
+ * orphan still unknown. The
  * one use of times: a Ninja log line is evidence only about the file ninja
  * built, so a file there whose mtime lies outside that run was written by
  * something else and stays unknown.
@@ -519,7 +521,7 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
 	struct stat st;
 
 	(void)value;
-	if (asprintf(&rel, "%s%s", c->t ? c->t->prefix : "", relpath) < 0)
+	if (asprintf(&rel, "%s%s", c->t->prefix, relpath) < 0)
 		abort();
 	lo_buildsys_judge(bs, rel, &v);
 	if (v.orphan == 1 && asprintf(&abs, "%s/%s", bs->base, rel) >= 0 && lstat(abs, &st) == 0 &&
@@ -604,11 +606,6 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds
 		collect c = { bs, bs->trees[i] };
 
 		lo_map_foreach(bs->trees[i]->past, collect_orphan, &c);
-	}
-	{
-		collect c = { bs, NULL };
-
-		lo_map_foreach(bs->evidence, collect_orphan, &c);
 	}
 	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
 		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
@@ -780,9 +777,9 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 	orphan_detail(t, r, v);
 	return;
 tree_evidence:
-	/* no build record of it: the tree and git may say (buildsys_tree.c) */
+	/* no build record of it: the tree and git may suggest (buildsys_tree.c), never prove */
 	if ((r = lo_map_get(bs->evidence, relpath, NULL))) {
-		v->orphan = 1;
+		v->suspected = true;
 		v->evidence = r->evidence;
 		snprintf(v->detail, sizeof(v->detail), "%s", r->by);
 	}

@@ -415,10 +415,12 @@ out:
 	lo_dpath_dispose(&dst);
 }
 
-/* The rule states a file is in (LO_RULES_ON_*). */
-static unsigned states_of(const lo_file *f)
+/* The rule states a file is in (LO_RULES_ON_*): a suspected one asked for counts as stale. */
+static unsigned states_of(const lo_file *f, const lo_clean_opts *opts)
 {
-	return (f->verdict == LO_VERDICT_STALE ? LO_RULES_ON_STALE : 0) |
+	bool stale = f->verdict == LO_VERDICT_STALE || (opts->suspected && f->suspected);
+
+	return (stale ? LO_RULES_ON_STALE : 0) |
 	       (f->verdict == LO_VERDICT_BROKEN ? LO_RULES_ON_BROKEN : 0) |
 	       (f->orphan == LO_TRUE ? LO_RULES_ON_ORPHAN : 0);
 }
@@ -427,7 +429,7 @@ static unsigned states_of(const lo_file *f)
 static int decide(const lo_file *f, const lo_clean_opts *opts)
 {
 	const lo_rule *rule = NULL;
-	unsigned on = states_of(f);
+	unsigned on = states_of(f, opts);
 
 	if (!on)
 		return -1;
@@ -435,7 +437,8 @@ static int decide(const lo_file *f, const lo_clean_opts *opts)
 		rule = lo_rules_rule_for(opts->rules, f->path, on);
 	if (rule && rule->action != LO_RULES_ACTION_REPORT)
 		return (int)rule->action;
-	if (f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN))
+	if (f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN) ||
+	    (opts->suspected && f->suspected))
 		return opts->remove ? LO_RULES_ACTION_DELETE : LO_RULES_ACTION_QUARANTINE;
 	return -1;
 }

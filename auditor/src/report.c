@@ -144,9 +144,10 @@ static const char *verdict_color(lo_verdict v)
 	}
 }
 
+/* A finding, or a suspected file: inference is no finding, but never kept silent. */
 static bool needs_attention(const lo_file *f)
 {
-	return lo_verdict_is_finding(f->verdict);
+	return lo_verdict_is_finding(f->verdict) || f->verdict == LO_VERDICT_SUSPECTED;
 }
 
 static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsigned flags)
@@ -171,6 +172,8 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 		fprintf(out, "missing library: %s", r->library ? r->library : "?");
 	} else {
 		fprintf(out, "%s", lo_reason_kind_str(r->kind));
+		if (r->kind == LO_REASON_SUSPECTED && r->evidence) /* the inference it rests on */
+			fprintf(out, " (%s, no build record)", r->evidence);
 		if (r->library)
 			fprintf(out, ": %s", r->library);
 		if (r->detail) {
@@ -217,7 +220,8 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		shown++;
 		path = lo_report_quote_path(f->path);
 		fprintf(out, "%s: %s%s%s (%s)\n", path, color ? verdict_color(f->verdict) : "",
-			lo_verdict_str(f->verdict), color ? "\033[0m" : "", lo_kind_str(f->kind));
+			f->verdict == LO_VERDICT_SUSPECTED ? "possibly stale" : lo_verdict_str(f->verdict),
+			color ? "\033[0m" : "", lo_kind_str(f->kind));
 		free(path);
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
@@ -233,6 +237,9 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		if (sm->by_verdict[LO_VERDICT_UNJUDGED])
 			fprintf(out, ", %zu unjudged (host not usable)",
 				sm->by_verdict[LO_VERDICT_UNJUDGED]);
+		if (sm->by_verdict[LO_VERDICT_SUSPECTED])
+			fprintf(out, ", %zu possibly stale (no build record; clean --suspected)",
+				sm->by_verdict[LO_VERDICT_SUSPECTED]);
 		if (sm->bookkeeping)
 			fprintf(out, "; %zu orphaned object and bookkeeping files not listed (--all)",
 				sm->bookkeeping);
@@ -412,7 +419,10 @@ static json_t *file_json(const lo_file *f)
 		set_path(o, "target", f->target);
 	json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
 	json_object_set_new(o, "loads", jtri(f->loads));
-	json_object_set_new(o, "orphan", jtri(f->orphan));
+	/* true, false, null, or "suspected": unknown by the records, suggested by the tree and git */
+	json_object_set_new(o, "orphan",
+			    f->suspected && f->orphan == LO_UNKNOWN ? json_string("suspected")
+								    : jtri(f->orphan));
 	json_object_set_new(o, "tracked", jtri(f->tracked));
 	json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
 	json_object_set_new(o, "host", jstr(f->host));
@@ -453,7 +463,7 @@ static json_t *tail_json(const lo_scan_result *res)
 	json_object_set_new(doc, "trees", trees);
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
 	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
-	for (i = 0; i <= LO_VERDICT_UNJUDGED; i++)
+	for (i = 0; i < LO_VERDICT_COUNT; i++)
 		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
 				    json_integer((json_int_t)res->summary.by_verdict[i]));
 	json_object_set_new(doc, "summary", sum);

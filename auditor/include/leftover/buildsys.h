@@ -21,7 +21,9 @@
  * nothing current, and every record that could produce it read whole (see
  * the rule atop buildsys.c). Anything less, and a file nothing ever
  * recorded, is "no evidence": the answer is unknown, with a detail saying
- * what was missing.
+ * what was missing. What the tree and git suggest of a file no record
+ * speaks of (a source deleted, a soname superseded) is never evidence: such
+ * a file is "suspected", its orphan still unknown.
  * Does not own: whether a file would load (resolve.h), git (git.h, except
  * the tree evidence's source-deleted check), nor the verdict that combines
  * them (scan.h).
@@ -94,7 +96,7 @@ typedef enum lo_orphan_evidence {
 	LO_EVIDENCE_NONE,
 	LO_EVIDENCE_NINJA_LOG,        /* "ninja-log" */
 	LO_EVIDENCE_CMAKE_CLEAN_LIST, /* "cmake-clean-list" */
-	/* from the tree and git, where no build system records (buildsys_tree.c) */
+	/* from the tree and git, where no build system records (buildsys_tree.c): suspected only */
 	LO_EVIDENCE_SUPERSEDED_LIBRARY, /* "superseded-library" */
 	LO_EVIDENCE_SOURCE_DELETED,     /* "source-deleted" */
 } lo_orphan_evidence;
@@ -103,7 +105,9 @@ const char *lo_orphan_evidence_str(lo_orphan_evidence e);
 
 typedef struct lo_orphan_verdict {
 	int orphan;                  /* 1 orphan, 0 still produced, -1 no evidence either way */
-	lo_orphan_evidence evidence; /* for orphan == 1 */
+	bool suspected;              /* orphan -1, but the tree and git suggest it is one: an
+					inference (buildsys_tree.c), never an orphan */
+	lo_orphan_evidence evidence; /* for orphan == 1, or suspected */
 	char detail[512]; /* why: "built ... not an output of the current build.ninja", the record
 			     that says it is produced, or what was missing for a verdict */
 } lo_orphan_verdict;

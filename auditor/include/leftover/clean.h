@@ -2,7 +2,7 @@
  * clean.h - take stale artifacts out of a build tree, and put them back.
  *
  * The input is a scan result (scan.h); clean acts on the files whose
- * verdict is `stale` (and `broken` when asked). By default each file is
+ * verdict is `stale` (and `broken`, or suspected ones, when asked). By default each file is
  * renamed into ROOT/.leftover/quarantine/<STAMP>/ under its relative path,
  * after a manifest listing every file (path, size, mode, mtime, SHA-256,
  * reasons) has been written and fsynced there, so a clean interrupted at any
@@ -51,6 +51,8 @@ typedef void (*lo_clean_hook)(const char *relpath, void *payload);
 
 typedef struct lo_clean_opts {
 	bool broken;  /* also act on files that are still built but would not load */
+	bool suspected; /* also act on files only suspected stale (no build record; inferred
+			   from the tree and git), as on stale ones */
 	bool remove;  /* unlink instead of quarantining (--delete) */
 	bool dry_run; /* plan and report, change nothing */
 	bool wait;    /* wait for another clean's lock instead of failing */
