@@ -413,9 +413,15 @@ static bool read_bindings(lexer *lx, const scope *sc, lo_map *into)
 	return true;
 }
 
-/* The paths up to the end of the line, each added to `o` when given. */
-static bool read_paths(lexer *lx, outs *o, bool stop_at_colon)
+/*
+ * The paths up to the end of the line, each added to `o` when given. Of
+ * `inputs`, only explicit and implicit (`|`) ones: order-only (`||`) and
+ * validation (`|@`) inputs never make an output dirty.
+ */
+static bool read_paths(lexer *lx, outs *o, bool stop_at_colon, bool inputs)
 {
+	bool keep = o != NULL;
+
 	for (;;) {
 		char *raw;
 
@@ -423,39 +429,8 @@ static bool read_paths(lexer *lx, outs *o, bool stop_at_colon)
 		if (at_eol(lx) || (stop_at_colon && *lx->p == ':'))
 			return true;
 		if (*lx->p == '|') { /* implicit outputs, or order-only / validation inputs */
-			while (lx->p < lx->end && (*lx->p == '|' || *lx->p == '@'))
-				lx->p++;
-			continue;
-		}
-		if (!(raw = read_raw(lx, true)) || !*raw) {
-			free(raw);
-			return false;
-		}
-		if (o) {
-			lo_array_grow(&o->raw, &o->cap, o->count + 1, sizeof(char *));
-			o->raw[o->count++] = raw;
-		} else {
-			free(raw);
-		}
-	}
-}
-
-/*
- * The inputs after the rule: explicit and implicit (`|`) ones into `o`;
- * order-only (`||`) and validation (`|@`) ones do not make an output dirty.
- */
-static bool read_inputs(lexer *lx, outs *o)
-{
-	bool keep = true;
-
-	for (;;) {
-		char *raw;
-
-		skip_space(lx);
-		if (at_eol(lx))
-			return true;
-		if (*lx->p == '|') {
-			keep = lx->p + 1 >= lx->end || (lx->p[1] != '|' && lx->p[1] != '@');
+			if (inputs && lx->p + 1 < lx->end && (lx->p[1] == '|' || lx->p[1] == '@'))
+				keep = false;
 			while (lx->p < lx->end && (*lx->p == '|' || *lx->p == '@'))
 				lx->p++;
 			continue;
@@ -519,12 +494,12 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 	by = lo_bs_label(ps->t, label);
 	free(label);
 
-	if (!read_paths(lx, &o, true) || !o.count || lx->p >= lx->end || *lx->p != ':')
+	if (!read_paths(lx, &o, true, false) || !o.count || lx->p >= lx->end || *lx->p != ':')
 		goto out;
 	lx->p++;
 	skip_space(lx);
 	rule = read_ident(lx);
-	if (!*rule || !read_inputs(lx, &in))
+	if (!*rule || !read_paths(lx, &in, false, true))
 		goto out;
 	eat_eol(lx);
 	if (!read_bindings(lx, sc, edge))
@@ -558,7 +533,7 @@ static bool read_include(parser *ps, lexer *lx, scope *sc, bool sub, unsigned de
 	scope child = { NULL, sc };
 
 	skip_space(lx);
-	if (!(raw = read_raw(lx, true)) || !*raw || !read_paths(lx, NULL, false)) {
+	if (!(raw = read_raw(lx, true)) || !*raw || !read_paths(lx, NULL, false, false)) {
 		free(raw);
 		return false;
 	}
@@ -594,7 +569,7 @@ static bool read_statement(parser *ps, lexer *lx, scope *sc, unsigned depth)
 		eat_eol(lx);
 		ok = ok && read_bindings(lx, sc, NULL);
 	} else if (!strcmp(word, "default")) {
-		ok = read_paths(lx, NULL, false);
+		ok = read_paths(lx, NULL, false, false);
 		eat_eol(lx);
 	} else if (!strcmp(word, "include") || !strcmp(word, "subninja")) {
 		ok = read_include(ps, lx, sc, word[0] == 's', depth);

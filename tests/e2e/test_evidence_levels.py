@@ -24,14 +24,11 @@ import sysconfig
 import time
 
 import lotest
+# the in-place shape and its helpers are the tree evidence's (issue 16)
+from test_tree_evidence import EXT_C, build_inplace, commit_all
 
 LIB = "add_library({0} SHARED {0}.c)\n"
 CMAKELISTS = "cmake_minimum_required(VERSION 3.16)\nproject(levels C)\n"
-
-
-def commit_all(repo, message):
-    lotest.git(repo, "add", "-A")
-    lotest.git(repo, "commit", "-q", "-m", message)
 
 
 def lib_repo(d):
@@ -104,10 +101,6 @@ SETUP_B = """from setuptools import setup, Extension
 setup(name="sp", packages=["sp"],
       ext_modules=[Extension(f"sp._{m}", [f"sp/{m}module.c"]) for m in ("fast", "slow")])
 """
-EXT_C = """#include <Python.h>
-static struct PyModuleDef def = {{ PyModuleDef_HEAD_INIT, "{name}", NULL, -1, NULL }};
-PyMODINIT_FUNC PyInit_{name}(void) {{ return PyModule_Create(&def); }}
-"""
 INIT = "from . import _fast, _slow\n"
 
 
@@ -130,10 +123,6 @@ def inplace_repo(d):
     commit_all(d, "sources named NAMEmodule.c, built in a loop; _gone dropped")
     lotest.git(d, "checkout", "-q", "branch-a")
     return d
-
-
-def build_inplace(d):
-    lotest.run([lotest.PYTHON, "setup.py", "-q", "build_ext", "--inplace"], cwd=d)
 
 
 def import_sp(d):
