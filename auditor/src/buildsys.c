@@ -152,6 +152,7 @@ void lo_bs_check_regen(lo_buildsys *bs, lo_bs_tree *t, const char *const *deps, 
 	for (i = 0; i < LO_BS_SOURCES; i++)
 		if (!t->missing[i])
 			t->missing[i] = lo_xstrdup(line);
+	bs->withheld = true;
 	lo_bs_note(bs, t, "%s", line);
 	free(line);
 }
@@ -635,6 +636,11 @@ void lo_buildsys_free(lo_buildsys *bs)
 const char *lo_buildsys_base(const lo_buildsys *bs)
 {
 	return bs->base;
+}
+
+bool lo_buildsys_withheld(const lo_buildsys *bs)
+{
+	return bs->withheld;
 }
 
 const char *lo_buildsys_generator(const lo_buildsys *bs)

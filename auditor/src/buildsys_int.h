@@ -70,6 +70,7 @@ struct lo_buildsys {
 	size_t cand_count, cand_cap;
 	lo_map *evidence;   /* relpath (to base) -> lo_bs_record*, from the tree and git */
 	lo_map *superseded; /* library name ("libfoo.so.0") -> relpath of the superseded file, owned */
+	bool withheld;      /* a tree's records are older than its build description */
 };
 
 /* The tree owning `relpath` (relative to the base): the nearest one above it, or NULL. */

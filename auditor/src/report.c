@@ -226,8 +226,11 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
 	}
-	if (shown || (flags & LO_REPORT_VERBOSE)) {
-		/* quiet on success: the notes explain findings, or come with --verbose */
+	if (shown || sm->withheld || (flags & LO_REPORT_VERBOSE)) {
+		/*
+		 * quiet on success: the notes explain findings, or come with
+		 * --verbose, or say why nothing was called stale
+		 */
 		for (i = 0; i < res->note_count; i++)
 			fprintf(out, "note: %s\n", res->notes[i]);
 		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped",

@@ -230,6 +230,7 @@ static void add_orphan_items(scan *s, size_t root)
 	const char *below = s->roots[root] + strlen(build);
 	size_t blen = *below ? strlen(below) : 0, i;
 
+	s->res->summary.withheld += lo_buildsys_withheld(bs);
 	for (i = 0; (n = lo_buildsys_note(bs, i)); i++) {
 		lo_scan_result *res = s->res;
 

@@ -68,6 +68,8 @@ def check_checkout_not_rebuilt(name, generator):
     assert len(notes) == 1 and "CMakeLists.txt" in notes[0], r.doc["notes"]
     liba = r.file("liba.so")  # branch-a's next build makes it again
     assert liba["orphan"] is None and liba["verdict"] == "ok", liba
+    t = lotest.leftover("scan", build)  # nothing stale, and not in silence
+    assert t.returncode == 0 and "staleness withheld; build first" in t.stdout, t
 
     lotest.run(rebuild)
     r = lotest.scan(build)

@@ -83,6 +83,13 @@ void lo_buildsys_free(lo_buildsys *bs);
 /* The base dir the model judges paths against (absolute, real). */
 const char *lo_buildsys_base(const lo_buildsys *bs);
 
+/*
+ * Was a tree's staleness withheld because its records are older than its
+ * build description (the build would regenerate first)? A scan that finds
+ * nothing must then still say why it called nothing stale.
+ */
+bool lo_buildsys_withheld(const lo_buildsys *bs);
+
 /* "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it; "none" when the base is no tree. */
 const char *lo_buildsys_generator(const lo_buildsys *bs);
 

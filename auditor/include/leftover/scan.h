@@ -60,6 +60,7 @@ typedef struct lo_scan_summary {
 	size_t files;       /* every candidate */
 	size_t bookkeeping; /* orphaned generator bookkeeping (objects, CMakeFiles/), not listed without --all */
 	size_t by_verdict[LO_VERDICT_COUNT];
+	size_t withheld; /* build trees whose staleness was withheld (lo_buildsys_withheld) */
 } lo_scan_summary;
 
 /* Where a build tree came from: its source tree's git HEAD now, and at the last scan. */
