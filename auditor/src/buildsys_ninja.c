@@ -11,8 +11,9 @@
  * escapes and line continuations. Rules, pools and defaults are skipped,
  * and inputs but those of the edge that rebuilds build.ninja itself
  * (CMake's RERUN_CMAKE, meson's REGENERATE_BUILD): that edge says whether
- * the records are older than the build description (lo_bs_check_regen). Every output, phony ones too, counts as produced: a phony name
- * that is also a file on disk is then never an orphan, the safe side.
+ * the records are older than the build description (lo_bs_check_regen).
+ * Every output, phony ones too, counts as produced: a phony name that is
+ * also a file on disk is then never an orphan, the safe side.
  *
  * Under buildsys.c's rule, whatever is not read whole makes the tree's Ninja
  * evidence incomplete: a manifest or include that is missing, unreadable,
@@ -448,12 +449,27 @@ static bool read_paths(lexer *lx, outs *o, bool stop_at_colon, bool inputs)
 	}
 }
 
-/* Is the normalised output `path` the top manifest, so that this edge regenerates the build? */
+/*
+ * Might the output `raw` (unevaluated) be build.ninja? Only such an edge's
+ * inputs are kept: a manifest of a million edges is not copied for one.
+ */
+static bool may_be_manifest(const char *raw)
+{
+	size_t n = strlen(raw);
+
+	return strchr(raw, '$') || (n >= 11 && !strcmp(raw + n - 11, "build.ninja"));
+}
+
+/* Is the output `path` the top manifest, so that this edge regenerates the build? */
 static bool rebuilds_manifest(const lo_bs_tree *t, const char *path)
 {
-	char *rel = lo_bs_normalise(t, NULL, path);
-	bool yes = rel && !strcmp(rel, "build.ninja");
+	char *rel;
+	bool yes;
 
+	if (!may_be_manifest(path))
+		return false;
+	rel = lo_bs_normalise(t, NULL, path);
+	yes = rel && !strcmp(rel, "build.ninja");
 	free(rel);
 	return yes;
 }
@@ -484,7 +500,7 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 	outs o = { NULL, 0, 0 }, in = { NULL, 0, 0 };
 	lo_map *edge = lo_map_new();
 	char *rule = NULL;
-	bool ok = false, regen = false;
+	bool ok = false, regen = false, maybe = false;
 	size_t i;
 	const char *by;
 	char *label = NULL;
@@ -499,7 +515,9 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 	lx->p++;
 	skip_space(lx);
 	rule = read_ident(lx);
-	if (!*rule || !read_paths(lx, &in, false, true))
+	for (i = 0; i < o.count && !maybe; i++)
+		maybe = may_be_manifest(o.raw[i]);
+	if (!*rule || !read_paths(lx, maybe ? &in : NULL, false, true))
 		goto out;
 	eat_eol(lx);
 	if (!read_bindings(lx, sc, edge))
