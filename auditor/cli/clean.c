@@ -93,9 +93,10 @@ static const char *plural(size_t n)
 static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
 		       const lo_clean_opts *opts, const char *dir, bool verbose, bool quiet)
 {
-	size_t i, left = 0, suspected = 0, moved = 0, removed = 0, planned = 0;
+	size_t i, left = 0, moved = 0, removed = 0, planned = 0;
 	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
 	char size[32];
+	size_t suspected = 0; /* possibly stale, left: said, never silently */
 
 	for (i = 0; i < cr->action_count; i++) {
 		const lo_clean_action *a = &cr->actions[i];

@@ -2,7 +2,7 @@
  * clean.h - take stale artifacts out of a build tree, and put them back.
  *
  * The input is a scan result (scan.h); clean acts on the files whose
- * verdict is `stale` (and `broken`, or suspected ones, when asked). By default each file is
+ * verdict is `stale` (and `broken` when asked). By default each file is
  * renamed into ROOT/.leftover/quarantine/<STAMP>/ under its relative path,
  * after a manifest listing every file (path, size, mode, mtime, SHA-256,
  * reasons) has been written and fsynced there, so a clean interrupted at any
