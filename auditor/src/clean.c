@@ -415,12 +415,10 @@ out:
 	lo_dpath_dispose(&dst);
 }
 
-/* The rule states a file is in (LO_RULES_ON_*): a suspected one asked for counts as stale. */
-static unsigned states_of(const lo_file *f, const lo_clean_opts *opts)
+/* The rule states a file is in (LO_RULES_ON_*). */
+static unsigned states_of(const lo_file *f)
 {
-	bool stale = f->verdict == LO_VERDICT_STALE || (opts->suspected && f->suspected);
-
-	return (stale ? LO_RULES_ON_STALE : 0) |
+	return (f->verdict == LO_VERDICT_STALE ? LO_RULES_ON_STALE : 0) |
 	       (f->verdict == LO_VERDICT_BROKEN ? LO_RULES_ON_BROKEN : 0) |
 	       (f->orphan == LO_TRUE ? LO_RULES_ON_ORPHAN : 0);
 }
@@ -429,7 +427,8 @@ static unsigned states_of(const lo_file *f, const lo_clean_opts *opts)
 static int decide(const lo_file *f, const lo_clean_opts *opts)
 {
 	const lo_rule *rule = NULL;
-	unsigned on = states_of(f, opts);
+	/* a suspected file asked for (--suspected) is acted on as a stale one, rules too */
+	unsigned on = states_of(f) | (opts->suspected && f->suspected ? LO_RULES_ON_STALE : 0);
 
 	if (!on)
 		return -1;
