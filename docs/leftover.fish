@@ -39,6 +39,7 @@ complete -c leftover -n '__fish_seen_subcommand_from scan' -l source -x -a '(__f
 complete -c leftover -n '__fish_seen_subcommand_from explain' -F
 
 complete -c leftover -n '__fish_seen_subcommand_from clean' -l broken -d 'also act on files still built but would not load'
+complete -c leftover -n '__fish_seen_subcommand_from clean' -l suspected -d 'also act on files only suspected stale (no build record)'
 complete -c leftover -n '__fish_seen_subcommand_from clean' -l delete -d 'unlink instead of quarantining'
 complete -c leftover -n '__fish_seen_subcommand_from clean' -s n -l dry-run -d 'say what would be done'
 complete -c leftover -n '__fish_seen_subcommand_from clean restore' -l wait -d 'wait for another clean of the tree'

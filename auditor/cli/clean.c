@@ -28,6 +28,9 @@
 
 static const lo_cli_opt options[] = {
 	{ "broken", 0, 'b', NULL, NULL, "also act on files that are still built but would not load" },
+	{ "suspected", 0, 'u', NULL, NULL,
+	  "also act on files only suspected stale (\"possibly stale\":\n"
+	  "no build record, inferred from the tree and git)" },
 	{ "delete", 0, 'D', NULL, NULL, "unlink instead of quarantining (no undo)" },
 	{ "dry-run", 'n', 'n', NULL, NULL, "say what would be done, change nothing" },
 	{ "wait", 0, 'w', NULL, NULL, "wait for another clean of DIR instead of failing" },
@@ -103,6 +106,7 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 	size_t i, j, left = 0, moved = 0, removed = 0, planned = 0;
 	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
 	char size[32];
+	size_t suspected = 0; /* possibly stale, left: said, never silently */
 
 	for (i = 0; i < cr->action_count; i++) {
 		const lo_clean_action *a = &cr->actions[i];
@@ -166,13 +170,21 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 			plural(cr->failed));
 	if (cr->interrupted)
 		fprintf(out, "interrupted: %zu file%s left in place\n", planned, plural(planned));
-	for (i = 0; i < res->file_count; i++)
-		if (res->files[i].verdict == LO_VERDICT_BROKEN && !lo_report_action_of(cr, &res->files[i]))
-			left++;
+	for (i = 0; i < res->file_count; i++) {
+		if (lo_report_action_of(cr, &res->files[i]))
+			continue;
+		left += res->files[i].verdict == LO_VERDICT_BROKEN;
+		suspected += res->files[i].suspected;
+	}
 	if (left)
 		fprintf(out, "%zu broken file%s left in place: still built, removing would not fix "
 			     "them (--broken does); see 'leftover scan %s'\n",
 			left, plural(left), dir);
+	/* inference is not acted on unasked, but not left unsaid */
+	if (suspected)
+		fprintf(out, "%zu possibly stale file%s left in place: no build record says so "
+			     "(--suspected moves them); see 'leftover scan %s'\n",
+			suspected, plural(suspected), dir);
 }
 
 /* A JSON string, or null; a name that is not UTF-8 is shown as text output shows it. */
@@ -357,6 +369,7 @@ int lo_cmd_clean(int argc, char **argv)
 	while ((c = lo_cli_opts_next(&o, argc, argv)) != LO_CLI_OPTS_END) {
 		switch (c) {
 		case 'b': copts.broken = true; break;
+		case 'u': copts.suspected = true; break;
 		case 'D': copts.remove = true; break;
 		case 'n': copts.dry_run = true; break;
 		case 'w': copts.wait = true; break;

@@ -21,7 +21,9 @@
  * target's clean list, an output of the configure step. It is an orphan
  * only when the nearest tree recorded building it in the past (the Ninja
  * log, or a clean list of a target no longer live) and nothing current
- * produces it. Everything else is unknown, never guessed from names. The
+ * produces it. Everything else is unknown, never guessed from names: what
+ * the tree and git suggest (buildsys_tree.c) makes a file "suspected", its
+ * orphan still unknown. The
  * one use of times: a Ninja log line is evidence only about the file ninja
  * built, so a file there whose mtime lies outside that run was written by
  * something else and stays unknown.
@@ -85,6 +87,75 @@ void lo_bs_incomplete(lo_buildsys *bs, lo_bs_tree *t, lo_bs_source src, const ch
 	va_start(ap, fmt);
 	add_note(bs, t, fmt, ap);
 	va_end(ap);
+}
+
+/* The mtime of `path` (relative to the tree's dir, or absolute) in ns; -1 when it cannot be had. */
+static long long tree_mtime(const lo_bs_tree *t, const char *path)
+{
+	char *abs = NULL;
+	struct stat st;
+	long long m = -1;
+
+	if (asprintf(&abs, "%s%s%s", path[0] == '/' ? "" : t->dir, path[0] == '/' ? "" : "/",
+		     path) < 0)
+		abort();
+	if (stat(abs, &st) == 0)
+		m = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	free(abs);
+	return m;
+}
+
+/*
+ * As the build itself decides (ninja: an output older than its newest
+ * input, or missing; CMake's cmake_check_build_system: the oldest output
+ * older than the newest dependency, or either missing), with the same
+ * strict comparison: a tie is up to date.
+ */
+void lo_bs_check_regen(lo_buildsys *bs, lo_bs_tree *t, const char *const *deps, size_t dep_count,
+		       const char *const *outs, size_t out_count)
+{
+	long long oldest = -1, newest = -1, m;
+	const char *why = NULL;
+	char *line = NULL, at[64] = "";
+	size_t i, k = 0;
+
+	if (!dep_count || !out_count)
+		return; /* no regeneration rule: nothing says the records are old */
+	for (i = 0; i < out_count && !why; i++) {
+		if ((m = tree_mtime(t, outs[i])) < 0)
+			why = outs[i];
+		else if (oldest < 0 || m < oldest)
+			oldest = m;
+	}
+	for (i = 0; i < dep_count && !why; i++) {
+		if ((m = tree_mtime(t, deps[i])) < 0) {
+			why = deps[i];
+		} else if (m > oldest && m > newest) {
+			newest = m;
+			k = i;
+		}
+	}
+	if (!why && newest >= 0) {
+		time_t sec = (time_t)(newest / 1000000000LL);
+		struct tm tm;
+
+		why = deps[k];
+		if (gmtime_r(&sec, &tm))
+			strftime(at, sizeof(at), ", at %Y-%m-%d %H:%M:%S UTC", &tm);
+	} else if (why) {
+		snprintf(at, sizeof(at), ", missing");
+	}
+	if (!why)
+		return;
+	if (asprintf(&line, "the build description changed since the tree was built (%s%s): "
+		     "staleness withheld; build first", why, at) < 0)
+		abort();
+	for (i = 0; i < LO_BS_SOURCES; i++)
+		if (!t->missing[i])
+			t->missing[i] = lo_xstrdup(line);
+	bs->withheld = t->withheld = true;
+	lo_bs_note(bs, t, "%s", line);
+	free(line);
 }
 
 char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path)
@@ -491,7 +562,7 @@ static void collect_orphan(const char *relpath, void *value, void *payload)
 	struct stat st;
 
 	(void)value;
-	if (asprintf(&rel, "%s%s", c->t ? c->t->prefix : "", relpath) < 0)
+	if (asprintf(&rel, "%s%s", c->t->prefix, relpath) < 0)
 		abort();
 	lo_buildsys_judge(bs, rel, &v);
 	if (v.orphan == 1 && asprintf(&abs, "%s/%s", bs->base, rel) >= 0 && lstat(abs, &st) == 0 &&
@@ -608,11 +679,6 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds
 
 		lo_map_foreach(bs->trees[i]->past, collect_orphan, &c);
 	}
-	{
-		collect c = { bs, NULL };
-
-		lo_map_foreach(bs->evidence, collect_orphan, &c);
-	}
 	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
 		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
 	*out = bs;
@@ -643,6 +709,11 @@ const char *lo_buildsys_base(const lo_buildsys *bs)
 	return bs->base;
 }
 
+bool lo_buildsys_withheld(const lo_buildsys *bs)
+{
+	return bs->withheld;
+}
+
 const char *lo_buildsys_generator(const lo_buildsys *bs)
 {
 	return bs->tree_count && !*bs->trees[0]->prefix ? bs->trees[0]->generator : "none";
@@ -666,6 +737,11 @@ const char *lo_buildsys_tree_system(const lo_buildsys *bs, size_t i)
 const char *lo_buildsys_tree_records(const lo_buildsys *bs, size_t i)
 {
 	return i < bs->tree_count ? bs->trees[i]->records : NULL;
+}
+
+bool lo_buildsys_tree_withheld(const lo_buildsys *bs, size_t i)
+{
+	return i < bs->tree_count && bs->trees[i]->withheld;
 }
 
 const char *lo_buildsys_note(const lo_buildsys *bs, size_t i)
@@ -814,9 +890,9 @@ void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_ver
 	orphan_detail(t, r, v);
 	return;
 tree_evidence:
-	/* no build record of it: the tree and git may say (buildsys_tree.c) */
+	/* no build record of it: the tree and git may suggest (buildsys_tree.c), never prove */
 	if ((r = lo_map_get(bs->evidence, relpath, NULL))) {
-		v->orphan = 1;
+		v->suspected = true;
 		v->evidence = r->evidence;
 		snprintf(v->detail, sizeof(v->detail), "%s", r->by);
 	}

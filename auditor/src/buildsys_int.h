@@ -51,6 +51,7 @@ typedef struct lo_bs_tree {
 	const char *live_from; /* the record that named the live targets, static */
 	const char *records;   /* the records that decide in it, for the report; static or NULL */
 	bool have_codemodel;
+	bool withheld;   /* its records are older than its build description (lo_bs_check_regen) */
 	char *missing[LO_BS_SOURCES]; /* why that evidence is incomplete, owned; NULL if whole */
 	lo_map *labels; /* label -> itself, owned: the names of records, kept once */
 } lo_bs_tree;
@@ -76,6 +77,7 @@ struct lo_buildsys {
 	size_t cand_count, cand_cap;
 	lo_map *evidence;   /* relpath (to base) -> lo_bs_record*, from the tree and git */
 	lo_map *superseded; /* library name ("libfoo.so.0") -> relpath of the superseded file, owned */
+	bool withheld;      /* a tree's records are older than its build description */
 };
 
 /* The tree owning `relpath` (relative to the base): the nearest one above it, or NULL. */
@@ -97,6 +99,20 @@ void lo_bs_incomplete(lo_buildsys *bs, lo_bs_tree *t, lo_bs_source src, const ch
  * absolute) as a normalised path relative to the tree; NULL when outside.
  */
 char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path);
+
+/*
+ * Records older than the sources they describe: `outs` are what the build's
+ * regeneration step writes (build.ninja, a Makefile), `deps` what it reads
+ * (CMakeLists.txt, *.cmake, meson.build), each relative to the tree's dir
+ * or absolute, as the build's own regeneration rule names them. When a
+ * dependency is newer than the oldest output, or either is missing, the
+ * build would regenerate before building anything: what the records say
+ * of the past is then not the checked-out sources' build, and the tree's
+ * evidence of orphans is withheld (lo_bs_incomplete for both kinds, one
+ * note naming the file and when it changed). Stats only, nothing run.
+ */
+void lo_bs_check_regen(lo_buildsys *bs, lo_bs_tree *t, const char *const *deps, size_t dep_count,
+		       const char *const *outs, size_t out_count);
 
 /* `name` kept for the tree's lifetime, once however often asked for. */
 const char *lo_bs_label(lo_bs_tree *t, const char *name);

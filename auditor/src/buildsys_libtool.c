@@ -466,6 +466,7 @@ static bool mk_fresh(mk *m, const char *abs, long long made)
 		lo_buf_puts(&p, inputs[i][1]);
 		if ((t = mtime_of(lo_buf_cstr(&p))) > made) {
 			fresh = false;
+			m->bs->withheld = m->t->withheld = true;
 			lo_bs_incomplete(m->bs, m->t, LO_BS_MAKE,
 					 "%sMakefile is older than %s: the build description changed "
 					 "since the tree was built; build first",

@@ -11,7 +11,9 @@
  * and the "Target rules for target" sections of CMakeFiles/Makefile2 (the
  * union of both: a target either names is live). Without any of them, no
  * clean list is judged dead. The configure step's own outputs come from
- * CMAKE_MAKEFILE_PRODUCTS in CMakeFiles/Makefile.cmake.
+ * CMAKE_MAKEFILE_PRODUCTS in CMakeFiles/Makefile.cmake, and whether the
+ * records are older than the build description from what
+ * cmake_check_build_system compares there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,27 +94,26 @@ static bool clean_list_dirs(const char *relpath, char **target_dir, char **base)
 }
 
 /*
- * CMakeFiles/Makefile.cmake: CMAKE_MAKEFILE_PRODUCTS names what the
- * configure step itself wrote (configure_file outputs), relative to the
- * build dir. They are the current configuration's even where a dead
- * target's clean list names the same path (a generated file moved to
- * configure time). file(COPY) outputs are recorded nowhere; a dead clean
- * list naming one is still believed.
+ * One list of CMakeFiles/Makefile.cmake, `set(KEY` up to its `)`: the
+ * plain paths, one quoted a line as CMake writes them (owned, *count of
+ * them); *whole false when the file cannot be read, has no such list or
+ * ends inside it.
  */
-static void read_makefile_products(lo_bs_tree *t)
+static char **makefile_list(const lo_bs_tree *t, const char *key, size_t *count, bool *whole)
 {
-	static const char key[] = "set(CMAKE_MAKEFILE_PRODUCTS";
-	lo_buf p = LO_BUF_INIT, s = LO_BUF_INIT;
-	char line[8192];
-	bool in = false;
+	lo_buf p = LO_BUF_INIT;
+	char line[8192], **v = NULL;
+	size_t klen = strlen(key), cap = 0;
+	bool in = false, closed = false;
 	FILE *f;
 
+	*count = 0;
+	*whole = false;
 	lo_buf_printf(&p, "%s/CMakeFiles/Makefile.cmake", t->dir);
 	f = lo_bs_open_record(lo_buf_cstr(&p));
 	lo_buf_dispose(&p);
 	if (!f)
-		return;
-	/* CMake writes one quoted path per line between the set( and the ) */
+		return NULL;
 	while (fgets(line, sizeof(line), f)) {
 		char *q, *end;
 
@@ -124,21 +125,66 @@ static void read_makefile_products(lo_bs_tree *t)
 			continue;
 		}
 		if (!in) {
-			in = !strncmp(line, key, sizeof(key) - 1);
+			in = !strncmp(line, "set(", 4) && !strncmp(line + 4, key, klen) &&
+			     (line[4 + klen] == '\n' || line[4 + klen] == ' ');
 			continue;
 		}
-		if (line[strspn(line, " \t")] == ')')
+		if (line[strspn(line, " \t")] == ')') {
+			closed = true;
 			break;
+		}
 		if (!(q = strchr(line, '"')) || !(end = strrchr(q + 1, '"')) || end == q + 1 ||
 		    memchr(q + 1, '\\', (size_t)(end - q - 1)) || memchr(q + 1, '$', (size_t)(end - q - 1)))
 			continue; /* an escape or a variable: not a plain path, not believed */
-		lo_buf_clear(&s);
-		lo_buf_add(&s, q + 1, (size_t)(end - q - 1));
-		lo_bs_mark_produced(t, NULL, lo_buf_cstr(&s),
-				    "CMakeFiles/Makefile.cmake (the configure step's outputs)");
+		lo_array_grow(&v, &cap, *count + 1, sizeof(char *));
+		v[(*count)++] = lo_xstrndup(q + 1, (size_t)(end - q - 1));
 	}
-	lo_buf_dispose(&s);
 	fclose(f);
+	*whole = closed;
+	return v;
+}
+
+/*
+ * CMAKE_MAKEFILE_PRODUCTS names what the configure step itself wrote
+ * (configure_file outputs), relative to the build dir. They are the
+ * current configuration's even where a dead target's clean list names the
+ * same path (a generated file moved to configure time). file(COPY) outputs
+ * are recorded nowhere; a dead clean list naming one is still believed.
+ */
+static void read_makefile_products(lo_bs_tree *t)
+{
+	size_t n, i;
+	bool whole;
+	char **v = makefile_list(t, "CMAKE_MAKEFILE_PRODUCTS", &n, &whole);
+
+	for (i = 0; i < n; i++)
+		lo_bs_mark_produced(t, NULL, v[i],
+				    "CMakeFiles/Makefile.cmake (the configure step's outputs)");
+	lo_strv_free(v, n);
+}
+
+/*
+ * What cmake_check_build_system compares before every make: the oldest of
+ * CMAKE_MAKEFILE_OUTPUTS (the Makefile, cmake.check_cache) against the
+ * newest of CMAKE_MAKEFILE_DEPENDS (CMakeLists.txt, every included
+ * *.cmake, CMakeCache.txt), paths relative to the build dir.
+ */
+static void check_regen(lo_buildsys *bs, lo_bs_tree *t)
+{
+	size_t nd, no;
+	bool dw, ow;
+	char **deps = makefile_list(t, "CMAKE_MAKEFILE_DEPENDS", &nd, &dw);
+	char **outs = makefile_list(t, "CMAKE_MAKEFILE_OUTPUTS", &no, &ow);
+
+	/* without both lists whole, cmake_check_build_system itself reruns cmake */
+	if (!dw || !ow)
+		lo_bs_incomplete(bs, t, LO_BS_MAKE, "CMakeFiles/Makefile.cmake cannot be read whole: "
+				 "whether the build would regenerate first is not known");
+	else
+		lo_bs_check_regen(bs, t, (const char *const *)deps, nd, (const char *const *)outs,
+				  no);
+	lo_strv_free(deps, nd);
+	lo_strv_free(outs, no);
 }
 
 /*
@@ -222,6 +268,7 @@ void lo_bs_read_make(lo_buildsys *bs, lo_bs_tree *t)
 	bool listed;
 
 	read_makefile_products(t);
+	check_regen(bs, t);
 	/* both lists, whole, or the codemodel: a live target missing from one would look dead */
 	listed = read_live_list(t, "TargetDirectories.txt", "");
 	listed = read_live_list(t, "Makefile2", "# Target rules for target ") && listed;

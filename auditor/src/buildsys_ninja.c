@@ -8,9 +8,12 @@
  * need it: `build` lines with explicit and implicit (`|`) outputs, whose
  * paths are expanded with the file's variables and the build's own
  * bindings; `include` (same scope) and `subninja` (a child scope); `$`
- * escapes and line continuations. Rules, pools, defaults and inputs are
- * skipped. Every output, phony ones too, counts as produced: a phony name
- * that is also a file on disk is then never an orphan, the safe side.
+ * escapes and line continuations. Rules, pools and defaults are skipped,
+ * and inputs but those of the edge that rebuilds build.ninja itself
+ * (CMake's RERUN_CMAKE, meson's REGENERATE_BUILD): that edge says whether
+ * the records are older than the build description (lo_bs_check_regen).
+ * Every output, phony ones too, counts as produced: a phony name that is
+ * also a file on disk is then never an orphan, the safe side.
  *
  * Under buildsys.c's rule, whatever is not read whole makes the tree's Ninja
  * evidence incomplete: a manifest or include that is missing, unreadable,
@@ -137,6 +140,20 @@ void lo_bs_read_ninja_log(lo_buildsys *bs, lo_bs_tree *t)
 
 /* ---- manifests --------------------------------------------------------------- */
 
+typedef struct outs {
+	char **raw;
+	size_t count, cap;
+} outs;
+
+static void outs_dispose(outs *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->count; i++)
+		free(o->raw[i]);
+	free(o->raw);
+}
+
 typedef struct scope {
 	lo_map *vars; /* name -> value, owned */
 	const struct scope *parent;
@@ -147,6 +164,7 @@ typedef struct parser {
 	lo_bs_tree *t;
 	size_t files; /* read so far */
 	bool failed;  /* the first problem is noted; the rest of the read is moot */
+	outs regen_outs, regen_deps; /* the edge rebuilding build.ninja: its outputs and inputs */
 	const char *reading[MAX_DEPTH + 1]; /* the files being read, outermost first */
 } parser;
 
@@ -396,23 +414,15 @@ static bool read_bindings(lexer *lx, const scope *sc, lo_map *into)
 	return true;
 }
 
-typedef struct outs {
-	char **raw;
-	size_t count, cap;
-} outs;
-
-static void outs_dispose(outs *o)
+/*
+ * The paths up to the end of the line, each added to `o` when given. Of
+ * `inputs`, only explicit and implicit (`|`) ones: order-only (`||`) and
+ * validation (`|@`) inputs never make an output dirty.
+ */
+static bool read_paths(lexer *lx, outs *o, bool stop_at_colon, bool inputs)
 {
-	size_t i;
+	bool keep = o != NULL;
 
-	for (i = 0; i < o->count; i++)
-		free(o->raw[i]);
-	free(o->raw);
-}
-
-/* The paths up to the end of the line, each added to `o` when given. */
-static bool read_paths(lexer *lx, outs *o, bool stop_at_colon)
-{
 	for (;;) {
 		char *raw;
 
@@ -420,6 +430,8 @@ static bool read_paths(lexer *lx, outs *o, bool stop_at_colon)
 		if (at_eol(lx) || (stop_at_colon && *lx->p == ':'))
 			return true;
 		if (*lx->p == '|') { /* implicit outputs, or order-only / validation inputs */
+			if (inputs && lx->p + 1 < lx->end && (lx->p[1] == '|' || lx->p[1] == '@'))
+				keep = false;
 			while (lx->p < lx->end && (*lx->p == '|' || *lx->p == '@'))
 				lx->p++;
 			continue;
@@ -428,7 +440,7 @@ static bool read_paths(lexer *lx, outs *o, bool stop_at_colon)
 			free(raw);
 			return false;
 		}
-		if (o) {
+		if (keep) {
 			lo_array_grow(&o->raw, &o->cap, o->count + 1, sizeof(char *));
 			o->raw[o->count++] = raw;
 		} else {
@@ -437,13 +449,58 @@ static bool read_paths(lexer *lx, outs *o, bool stop_at_colon)
 	}
 }
 
+/*
+ * Might the output `raw` (unevaluated) be build.ninja? Only such an edge's
+ * inputs are kept: a manifest of a million edges is not copied for one.
+ */
+static bool may_be_manifest(const char *raw)
+{
+	size_t n = strlen(raw);
+
+	return strchr(raw, '$') || (n >= 11 && !strcmp(raw + n - 11, "build.ninja"));
+}
+
+/* Is the output `path` the top manifest, so that this edge regenerates the build? */
+static bool rebuilds_manifest(const lo_bs_tree *t, const char *path)
+{
+	char *rel;
+	bool yes;
+
+	if (!may_be_manifest(path))
+		return false;
+	rel = lo_bs_normalise(t, NULL, path);
+	yes = rel && !strcmp(rel, "build.ninja");
+	free(rel);
+	return yes;
+}
+
+/* Keep the regeneration edge's outputs and inputs, evaluated, for lo_bs_check_regen. */
+static void keep_regen(parser *ps, const outs *o, const outs *in, const lo_map *edge,
+		       const scope *sc)
+{
+	size_t i;
+
+	if (ps->regen_outs.count) /* the first such edge: ninja would refuse a second */
+		return;
+	for (i = 0; i < o->count; i++) {
+		lo_array_grow(&ps->regen_outs.raw, &ps->regen_outs.cap, ps->regen_outs.count + 1,
+			      sizeof(char *));
+		ps->regen_outs.raw[ps->regen_outs.count++] = eval(o->raw[i], edge, sc);
+	}
+	for (i = 0; i < in->count; i++) {
+		lo_array_grow(&ps->regen_deps.raw, &ps->regen_deps.cap, ps->regen_deps.count + 1,
+			      sizeof(char *));
+		ps->regen_deps.raw[ps->regen_deps.count++] = eval(in->raw[i], edge, sc);
+	}
+}
+
 /* `build OUTS [| IMPLICIT]: RULE INPUTS...` and its bindings; every output produced. */
 static bool read_build(parser *ps, lexer *lx, const scope *sc)
 {
-	outs o = { NULL, 0, 0 };
+	outs o = { NULL, 0, 0 }, in = { NULL, 0, 0 };
 	lo_map *edge = lo_map_new();
 	char *rule = NULL;
-	bool ok = false;
+	bool ok = false, regen = false, maybe = false;
 	size_t i;
 	const char *by;
 	char *label = NULL;
@@ -453,12 +510,14 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 	by = lo_bs_label(ps->t, label);
 	free(label);
 
-	if (!read_paths(lx, &o, true) || !o.count || lx->p >= lx->end || *lx->p != ':')
+	if (!read_paths(lx, &o, true, false) || !o.count || lx->p >= lx->end || *lx->p != ':')
 		goto out;
 	lx->p++;
 	skip_space(lx);
 	rule = read_ident(lx);
-	if (!*rule || !read_paths(lx, NULL, false))
+	for (i = 0; i < o.count && !maybe; i++)
+		maybe = may_be_manifest(o.raw[i]);
+	if (!*rule || !read_paths(lx, maybe ? &in : NULL, false, true))
 		goto out;
 	eat_eol(lx);
 	if (!read_bindings(lx, sc, edge))
@@ -469,12 +528,16 @@ static bool read_build(parser *ps, lexer *lx, const scope *sc)
 		/* a phony edge names the generator's inputs (CMakeLists.txt) as outputs: no files */
 		if (!*path || (!lo_bs_mark_produced(ps->t, NULL, path, by) && strcmp(rule, "phony")))
 			fail(ps, lx, "the output '%s' lies outside the tree", path);
+		regen = regen || (*path && strcmp(rule, "phony") && rebuilds_manifest(ps->t, path));
 		free(path);
 	}
+	if (regen)
+		keep_regen(ps, &o, &in, edge, sc);
 	ok = true;
 out:
 	free(rule);
 	outs_dispose(&o);
+	outs_dispose(&in);
 	lo_map_free(edge, free_value);
 	return ok;
 }
@@ -488,7 +551,7 @@ static bool read_include(parser *ps, lexer *lx, scope *sc, bool sub, unsigned de
 	scope child = { NULL, sc };
 
 	skip_space(lx);
-	if (!(raw = read_raw(lx, true)) || !*raw || !read_paths(lx, NULL, false)) {
+	if (!(raw = read_raw(lx, true)) || !*raw || !read_paths(lx, NULL, false, false)) {
 		free(raw);
 		return false;
 	}
@@ -524,7 +587,7 @@ static bool read_statement(parser *ps, lexer *lx, scope *sc, unsigned depth)
 		eat_eol(lx);
 		ok = ok && read_bindings(lx, sc, NULL);
 	} else if (!strcmp(word, "default")) {
-		ok = read_paths(lx, NULL, false);
+		ok = read_paths(lx, NULL, false, false);
 		eat_eol(lx);
 	} else if (!strcmp(word, "include") || !strcmp(word, "subninja")) {
 		ok = read_include(ps, lx, sc, word[0] == 's', depth);
@@ -652,4 +715,10 @@ void lo_bs_read_ninja(lo_buildsys *bs, lo_bs_tree *t)
 	if (strstr(t->generator, "Multi-Config"))
 		read_config_manifests(&ps);
 	lo_bs_read_ninja_log(bs, t);
+	/* a manifest not read whole has already withheld the evidence */
+	if (!ps.failed)
+		lo_bs_check_regen(bs, t, (const char *const *)ps.regen_deps.raw, ps.regen_deps.count,
+				  (const char *const *)ps.regen_outs.raw, ps.regen_outs.count);
+	outs_dispose(&ps.regen_outs);
+	outs_dispose(&ps.regen_deps);
 }

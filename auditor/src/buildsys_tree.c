@@ -3,7 +3,9 @@
  * objects that no build system records: a hand-written Makefile, a
  * setuptools or Cython build in place, `pip install -e`. Each shape is an
  * evidence kind of its own, and judges only a file its build tree (if any)
- * has no record of: where a tree's records speak, they decide.
+ * has no record of: where a tree's records speak, they decide. None of it
+ * is a build record: what it finds is "suspected" (buildsys.h), never an
+ * orphan.
  *
  * Both shapes ask git, and nothing is evidence outside a git work tree or
  * for a tracked file: /usr/lib holds libfoo.so.0 beside libfoo.so.1 on
@@ -19,7 +21,11 @@
  *    was deleted, while HEAD has no file named name.* anywhere and no build
  *    description (setup.py, pyproject.toml, ...) mentioning the name: a
  *    source moved elsewhere or a module built from another file is known
- *    at HEAD and stays unjudged.
+ *    at HEAD and stays unjudged. Nor a module written after its source
+ *    left the work tree (by HEAD's reflog, lo_git_left_at): it was built
+ *    from the sources checked out, whatever they are named
+ *    (Extension(f"sp._{m}", [f"sp/{m}module.c"]) after _fast.c became
+ *    fastmodule.c).
  */
 #include <dirent.h>
 #include <limits.h>
@@ -205,6 +211,19 @@ out:
 	free(dir);
 }
 
+/*
+ * Was `abs` written after its source `src` left the work tree? The reflog
+ * has seconds only: a module written in the second of the checkout counts
+ * as after it, the side on which a live module is never suspected.
+ */
+static bool built_since_gone(lo_git *g, const char *abs, const char *src)
+{
+	struct stat st;
+	time_t left;
+
+	return lo_git_left_at(g, src, &left) == 1 && stat(abs, &st) == 0 && st.st_mtim.tv_sec >= left;
+}
+
 /* An in-place extension `rel` (relative to the base) whose source git says is gone. */
 static void judge_extension(lo_buildsys *bs, lo_git *g, const char *rel)
 {
@@ -225,7 +244,7 @@ static void judge_extension(lo_buildsys *bs, lo_git *g, const char *rel)
 		if (lo_git_deleted(g, src) == 1)
 			gone = lo_xstrdup(strrchr(src, '/') + 1);
 	}
-	if (gone && !lo_git_head_knows(g, stem_s)) {
+	if (gone && !lo_git_head_knows(g, stem_s) && !built_since_gone(g, abs, src)) {
 		char *detail = NULL;
 
 		if (asprintf(&detail, "an extension built in place from %s, which git says was "

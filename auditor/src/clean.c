@@ -514,7 +514,8 @@ static unsigned states_of(const lo_file *f)
 static int decide(const lo_scan_result *scan, const lo_file *f, const lo_clean_opts *opts)
 {
 	const lo_rule *rule = NULL;
-	unsigned on = states_of(f);
+	/* a suspected file asked for (--suspected) is acted on as a stale one, rules too */
+	unsigned on = states_of(f) | (opts->suspected && f->suspected ? LO_RULES_ON_STALE : 0);
 
 	if (!on)
 		return -1;
@@ -526,7 +527,8 @@ static int decide(const lo_scan_result *scan, const lo_file *f, const lo_clean_o
 	}
 	if (rule && rule->action != LO_RULES_ACTION_REPORT)
 		return (int)rule->action;
-	if (f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN))
+	if (f->verdict == LO_VERDICT_STALE || (opts->broken && f->verdict == LO_VERDICT_BROKEN) ||
+	    (opts->suspected && f->suspected))
 		return opts->remove ? LO_RULES_ACTION_DELETE : LO_RULES_ACTION_QUARANTINE;
 	return -1;
 }

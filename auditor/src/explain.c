@@ -401,6 +401,9 @@ static void write_records(lo_buf *out, const lo_explain *x)
 			      lo_orphan_evidence_str(x->orphan.evidence), x->orphan.detail);
 	else if (x->orphan.orphan == 0)
 		lo_buf_printf(out, "still built: yes, %s\n", x->orphan.detail);
+	else if (x->orphan.suspected) /* inference: the tree and git, no build record */
+		lo_buf_printf(out, "still built: possibly not (suspected, %s, no build record: %s)\n",
+			      lo_orphan_evidence_str(x->orphan.evidence), x->orphan.detail);
 	else if (*x->orphan.detail) /* what was missing for an answer */
 		lo_buf_printf(out, "still built: unknown, %s\n", x->orphan.detail);
 	else if (x->build_dir)
@@ -451,14 +454,17 @@ void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const 
 			      const lo_load *load, const lo_explain *x, const char *named)
 {
 	int orphan = x ? x->orphan.orphan : -1;
-	bool loads = lo_load_ok(load);
+	bool loads = lo_load_ok(load), suspected = x && x->orphan.suspected;
 	const char *dir = x && x->build_dir ? x->build_dir : NULL;
 
 	lo_buf_printf(out, "%s\n", abs);
 	lo_buf_printf(out, "verdict: %s: it would %sload, and %s\n",
-		      orphan == 1 ? "stale" : loads ? "ok" : "broken", loads ? "" : "not ",
+		      orphan == 1 ? "stale" : !loads ? "broken" : suspected ? "possibly stale" : "ok",
+		      loads ? "" : "not ",
 		      orphan == 1   ? "the current build no longer produces it"
 		      : orphan == 0 ? "the current build still produces it"
+		      : suspected   ? "the tree and git suggest the current build no longer "
+				      "produces it (no build record says)"
 				    : "no build record says whether the current build produces it");
 	lo_buf_printf(out, "  kind: %s\n  host: %s\n", lo_kind_str(kind), host);
 	write_load(out, host, load, named);
@@ -471,5 +477,8 @@ void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const 
 			      dir, dir);
 	else if (!loads && dir)
 		lo_buf_printf(out, "to move it aside: leftover clean --broken %s (undo: leftover "
+			      "restore %s)\n", dir, dir);
+	else if (suspected && dir)
+		lo_buf_printf(out, "to move it aside: leftover clean --suspected %s (undo: leftover "
 			      "restore %s)\n", dir, dir);
 }

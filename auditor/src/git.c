@@ -512,6 +512,36 @@ int lo_git_deleted(const lo_git *g, const char *abs)
 	return found;
 }
 
+int lo_git_left_at(const lo_git *g, const char *abs, time_t *when)
+{
+	size_t n = strlen(g->workdir), i, count;
+	const git_signature *who;
+	git_reflog *log;
+	int found = 0;
+
+	if (strncmp(abs, g->workdir, n) || git_reflog_read(&log, g->repo, "HEAD") < 0)
+		return 0;
+	count = git_reflog_entrycount(log);
+	/* index 0 is the newest entry; a long reflog is looked at as far as a history is */
+	for (i = 0; i < count && i < LO_GIT_MAX_WALK; i++) {
+		const git_reflog_entry *e = git_reflog_entry_byindex(log, i);
+
+		if (!(who = git_reflog_entry_committer(e)))
+			continue;
+		if (!found) { /* the newest entry: the bound when no move removed it */
+			*when = (time_t)who->when.time;
+			found = 1;
+		}
+		if (tree_has_path(g->repo, git_reflog_entry_id_old(e), abs + n) &&
+		    !tree_has_path(g->repo, git_reflog_entry_id_new(e), abs + n)) {
+			*when = (time_t)who->when.time;
+			break;
+		}
+	}
+	git_reflog_free(log);
+	return found;
+}
+
 typedef struct knows {
 	git_repository *repo;
 	const char *stem;

@@ -144,9 +144,10 @@ static const char *verdict_color(lo_verdict v)
 	}
 }
 
+/* A finding, or a suspected file: inference is no finding, but never kept silent. */
 static bool needs_attention(const lo_file *f)
 {
-	return lo_verdict_is_finding(f->verdict);
+	return lo_verdict_is_finding(f->verdict) || f->verdict == LO_VERDICT_SUSPECTED;
 }
 
 static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsigned flags)
@@ -171,6 +172,8 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 		fprintf(out, "missing library: %s", r->library ? r->library : "?");
 	} else {
 		fprintf(out, "%s", lo_reason_kind_str(r->kind));
+		if (r->kind == LO_REASON_SUSPECTED && r->evidence) /* the inference it rests on */
+			fprintf(out, " (%s, no build record)", r->evidence);
 		if (r->library)
 			fprintf(out, ": %s", r->library);
 		if (r->detail) {
@@ -243,7 +246,8 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		shown++;
 		path = lo_report_quote_path(f->path);
 		fprintf(out, "%s: %s%s%s (%s)\n", path, color ? verdict_color(f->verdict) : "",
-			lo_verdict_str(f->verdict), color ? "\033[0m" : "", lo_kind_str(f->kind));
+			f->verdict == LO_VERDICT_SUSPECTED ? "possibly stale" : lo_verdict_str(f->verdict),
+			color ? "\033[0m" : "", lo_kind_str(f->kind));
 		free(path);
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
@@ -253,10 +257,17 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 		if (!res->trees[i].records && sm->files)
 			fprintf(out, "tree %s: staleness not judged: no build records\n",
 				res->trees[i].dir);
-	if (shown || not_judged || (flags & LO_REPORT_VERBOSE)) {
-		/* quiet on success: the notes explain findings, or come with --verbose */
+	if (shown || not_judged || sm->withheld || (flags & LO_REPORT_VERBOSE)) {
+		/*
+		 * quiet on success: the notes explain findings, or come with
+		 * --verbose, or say why nothing was called stale
+		 */
 		for (i = 0; i < res->tree_count; i++)
-			if (res->trees[i].records)
+			if (res->trees[i].withheld)
+				fprintf(out, "tree %s (%s): staleness withheld: its records are older "
+					"than its build description\n", res->trees[i].dir,
+					res->trees[i].system);
+			else if (res->trees[i].records)
 				fprintf(out, "tree %s (%s): staleness from %s\n", res->trees[i].dir,
 					res->trees[i].system, res->trees[i].records);
 		for (i = 0; i < res->note_count; i++)
@@ -275,6 +286,9 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 				"(--python names the interpreter %s built for)", not_judged,
 				not_judged == 1 ? "" : "s", python ? python : "the interpreter found",
 				not_judged == 1 ? "it" : "them", not_judged == 1 ? "it was" : "they were");
+		if (sm->by_verdict[LO_VERDICT_SUSPECTED])
+			fprintf(out, ", %zu possibly stale (no build record; clean --suspected)",
+				sm->by_verdict[LO_VERDICT_SUSPECTED]);
 		if (sm->bookkeeping)
 			fprintf(out, "; %zu orphaned object and bookkeeping files not listed (--all)",
 				sm->bookkeeping);
@@ -454,7 +468,10 @@ static json_t *file_json(const lo_file *f)
 		set_path(o, "target", f->target);
 	json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
 	json_object_set_new(o, "loads", jtri(f->loads));
-	json_object_set_new(o, "orphan", jtri(f->orphan));
+	/* true, false, null, or "suspected": unknown by the records, suggested by the tree and git */
+	json_object_set_new(o, "orphan",
+			    f->suspected && f->orphan == LO_UNKNOWN ? json_string("suspected")
+								    : jtri(f->orphan));
 	json_object_set_new(o, "tracked", jtri(f->tracked));
 	json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
 	json_object_set_new(o, "host", jstr(f->host));
@@ -502,12 +519,13 @@ static json_t *tail_json(const lo_scan_result *res)
 		set_path(t, "dir", res->trees[i].dir);
 		json_object_set_new(t, "system", jstr(res->trees[i].system));
 		json_object_set_new(t, "records", jstr(res->trees[i].records));
+		json_object_set_new(t, "withheld", json_boolean(res->trees[i].withheld));
 		json_array_append_new(trees, t);
 	}
 	json_object_set_new(doc, "build_trees", trees);
 	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
 	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
-	for (i = 0; i <= LO_VERDICT_UNJUDGED; i++)
+	for (i = 0; i < LO_VERDICT_COUNT; i++)
 		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
 				    json_integer((json_int_t)res->summary.by_verdict[i]));
 	json_object_set_new(doc, "summary", sum);

@@ -360,6 +360,7 @@ static void add_trees(lo_scan_result *res, const lo_buildsys *bs)
 		t->dir = lo_xstrdup(dir);
 		t->system = lo_xstrdup(lo_buildsys_tree_system(bs, i));
 		t->records = records ? lo_xstrdup(records) : NULL;
+		t->withheld = lo_buildsys_tree_withheld(bs, i);
 	}
 }
 
@@ -377,6 +378,7 @@ static void add_orphan_items(scan *s, size_t root)
 	size_t blen = *below ? strlen(below) : 0, i;
 
 	add_trees(s->res, bs);
+	s->res->summary.withheld += lo_buildsys_withheld(bs);
 	for (i = 0; (n = lo_buildsys_note(bs, i)); i++) {
 		lo_scan_result *res = s->res;
 

@@ -447,6 +447,11 @@ static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own
 	lo_buildsys_judge(bs, abs + rlen + 1, &v);
 	name_superseded(s, f, bs, abs, own);
 	free(abs);
+	if (v.suspected) {
+		f->suspected = true;
+		r = lo_file_add_reason(f, LO_REASON_SUSPECTED, NULL, NULL, NULL, NULL, v.detail);
+		r->evidence = lo_xstrdup(lo_orphan_evidence_str(v.evidence));
+	}
 	if (v.orphan < 0)
 		return;
 	f->orphan = v.orphan ? LO_TRUE : LO_FALSE;
@@ -476,6 +481,7 @@ int lo_scan_judge(scan *s, lo_file *slot, const item *it, lo_elf_buf *buf)
 	lo_elf_free(own.elf);
 	if (err < 0)
 		return err;
-	slot->verdict = lo_verdict_decide(&(lo_facts){ slot->stage, slot->loads, slot->orphan });
+	slot->verdict = lo_verdict_decide(
+		&(lo_facts){ slot->stage, slot->loads, slot->orphan, slot->suspected });
 	return 0;
 }

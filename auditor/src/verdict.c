@@ -19,6 +19,8 @@ static const struct {
 	[LO_VERDICT_UNREADABLE] = { "unreadable", "unreadable" },
 	[LO_VERDICT_SKIPPED] = { "skipped", "skipped" },
 	[LO_VERDICT_UNJUDGED] = { "unjudged", "unjudged" },
+	[LO_VERDICT_SUSPECTED] = { "suspected", "possibly stale: inferred from the tree and git, "
+					       "no build record" },
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -68,6 +70,7 @@ static const char *const reason_kinds[] = {
 	[LO_REASON_ORPHAN] = "orphan",
 	[LO_REASON_SUPERSEDED_LIBRARY] = "superseded-library",
 	[LO_REASON_RULE] = "rule",
+	[LO_REASON_SUSPECTED] = "suspected",
 };
 
 const char *lo_reason_kind_str(lo_reason_kind k)
@@ -81,14 +84,14 @@ lo_verdict lo_verdict_decide(const lo_facts *facts)
 		return LO_VERDICT_UNREADABLE;
 	if (facts->orphan == LO_TRUE)
 		return LO_VERDICT_STALE;
-	switch (facts->stage) {
-	case LO_STAGE_NO_HOST: return LO_VERDICT_UNJUDGED;
-	case LO_STAGE_NOTHING_TO_LOAD: return LO_VERDICT_SKIPPED;
-	case LO_STAGE_LOADED: return facts->loads == LO_FALSE ? LO_VERDICT_BROKEN : LO_VERDICT_OK;
-	case LO_STAGE_LISTED:
-	case LO_STAGE_UNREADABLE: break;
-	}
-	return LO_VERDICT_OK;
+	if (facts->stage == LO_STAGE_NO_HOST)
+		return LO_VERDICT_UNJUDGED;
+	if (facts->stage == LO_STAGE_LOADED && facts->loads == LO_FALSE)
+		return LO_VERDICT_BROKEN;
+	/* inference, after every fact that is evidence: listed whatever its stage, never stale */
+	if (facts->suspected)
+		return LO_VERDICT_SUSPECTED;
+	return facts->stage == LO_STAGE_NOTHING_TO_LOAD ? LO_VERDICT_SKIPPED : LO_VERDICT_OK;
 }
 
 bool lo_verdict_waives(const lo_rules *rules, const lo_rules_host *ruled, const lo_problem *p)

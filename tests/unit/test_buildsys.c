@@ -506,6 +506,84 @@ static void test_ninja_log_speaks_of_the_file_it_built(void **state)
  * dir, which lies in the project's own build tree, whose records would
  * judge it.
  */
+/*
+ * Records older than the build description: when what the regeneration
+ * step reads is newer than what it wrote (build.ninja; the Makefile, by
+ * CMakeFiles/Makefile.cmake), as after a checkout of other CMakeLists.txt,
+ * the build reruns CMake before building anything: what the log says of
+ * the past is not the checked-out sources' build. The orphan is withheld
+ * with a note, the produced stay produced; once built, the orphan is back.
+ */
+static void test_regeneration_pending(void **state)
+{
+	static const char *const gens[][3] = { { "regen-ninja", "Ninja", "build.ninja" },
+					       { "regen-make", "Unix Makefiles", "Makefile" } };
+	lo_buildsys *bs;
+	lo_orphan_verdict v;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		configure(gens[i][0], gens[i][1], "");
+		build(NULL);
+		reconfigure_with("-DLIBNAME=new");
+		build(NULL);
+		bs = open_tree(0);
+		assert_null(find_note(bs, "build description changed"));
+		assert_int_equal(judge(bs, "lib/libold.so").orphan, 1);
+		lo_buildsys_free(bs);
+
+		sh("touch -d '2001-01-01 00:00' '%s/%s'", tree, gens[i][2]);
+		bs = open_tree(0);
+		assert_non_null(find_note(bs, "staleness withheld; build first"));
+		v = judge(bs, "lib/libold.so");
+		assert_int_equal(v.orphan, -1);
+		assert_non_null(strstr(v.detail, "the build description changed since the tree was built"));
+		assert_int_equal(judge(bs, "lib/libnew.so").orphan, 0);
+		assert_int_equal(lo_buildsys_orphan_count(bs), 0);
+		lo_buildsys_free(bs);
+
+		build(NULL); /* regenerates first */
+		bs = open_tree(0);
+		assert_null(find_note(bs, "build description changed"));
+		assert_int_equal(judge(bs, "lib/libold.so").orphan, 1);
+		lo_buildsys_free(bs);
+	}
+}
+
+/* Whether the model of `tree`, after `cmd` ran in it, has a note holding `part`. */
+static bool noted_after(const char *cmd, const char *part)
+{
+	lo_buildsys *bs;
+	bool noted;
+
+	sh("cd '%s' && %s", tree, cmd);
+	bs = open_tree(0);
+	noted = find_note(bs, part) != NULL;
+	lo_buildsys_free(bs);
+	return noted;
+}
+
+/*
+ * A hand-written ninja tree's own regeneration edge, as ninja reads it:
+ * explicit and implicit inputs count, order-only and validation ones never
+ * make build.ninja out of date; a missing input does.
+ */
+static void test_regeneration_edge_inputs(void **state)
+{
+	snprintf(tree, sizeof(tree), "/tmp/leftover-unit-regen-%ld", (long)getpid());
+	sh("rm -rf '%s' && mkdir -p '%s'", tree, tree);
+	assert_false(noted_after("touch desc.txt implicit.txt order.txt valid.txt && "
+				 "printf '# ninja log v5\\n' > .ninja_log && "
+				 "printf 'rule gen\\n  command = touch build.ninja\\n  generator = 1\\n"
+				 "build build.ninja: gen desc.txt | implicit.txt || order.txt |@ valid.txt\\n'"
+				 " > build.ninja",
+				 "build description changed"));
+	assert_false(noted_after("touch -d '+1 hour' order.txt valid.txt", "build description changed"));
+	assert_true(noted_after("touch -d '+1 hour' implicit.txt", "(implicit.txt, at "));
+	assert_true(noted_after("touch -d '+2 hours' build.ninja && rm desc.txt", "(desc.txt, missing)"));
+	sh("rm -rf '%s'", tree);
+}
+
 static void test_not_cmake(void **state)
 {
 	lo_buildsys *bs = (lo_buildsys *)1;
@@ -704,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_codemodel_naming_a_target_over_and_over),
 		cmocka_unit_test(test_path_of_two_million_dotdots),
 		cmocka_unit_test(test_ninja_log_speaks_of_the_file_it_built),
+		cmocka_unit_test(test_regeneration_pending),
+		cmocka_unit_test(test_regeneration_edge_inputs),
 		cmocka_unit_test(test_not_cmake),
 		cmocka_unit_test(test_cache_values),
 		cmocka_unit_test(test_meson),

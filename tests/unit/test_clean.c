@@ -211,6 +211,33 @@ static void test_quarantine_and_restore_identical(void **state)
 	lo_scan_result_free(r);
 }
 
+/*
+ * A suspected file (no build record; the tree and git suggest it) is left
+ * alone unless asked for with opts.suspected, then moved as a stale one is.
+ */
+static void test_suspected_only_when_asked(void **state)
+{
+	lo_scan_result *r = result_new();
+	lo_clean_result *c = NULL;
+	lo_clean_opts opts = { 0 };
+
+	put(root, "pkg/_gone.cpython-311-x86_64-linux-gnu.so", "suspected", 0644);
+	add(r, "pkg/_gone.cpython-311-x86_64-linux-gnu.so", LO_VERDICT_SUSPECTED)->suspected = true;
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	assert_int_equal(c->action_count, 0);
+	assert_true(exists(root, "pkg/_gone.cpython-311-x86_64-linux-gnu.so"));
+	lo_clean_result_free(c);
+
+	opts.suspected = true;
+	assert_int_equal(lo_clean_run(&c, r, &opts), 0);
+	assert_int_equal(c->done, 1);
+	assert_int_equal(action(c, "pkg/_gone.cpython-311-x86_64-linux-gnu.so")->status,
+			 LO_CLEAN_MOVED);
+	assert_false(exists(root, "pkg/_gone.cpython-311-x86_64-linux-gnu.so"));
+	lo_clean_result_free(c);
+	lo_scan_result_free(r);
+}
+
 static void test_dry_run_and_delete(void **state)
 {
 	lo_scan_result *r = result_new();
@@ -663,6 +690,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_sha256_vectors, setup),
 		cmocka_unit_test_setup(test_quarantine_and_restore_identical, setup),
+		cmocka_unit_test_setup(test_suspected_only_when_asked, setup),
 		cmocka_unit_test_setup(test_dry_run_and_delete, setup),
 		cmocka_unit_test_setup(test_symlink_finding_moves_as_link, setup),
 		cmocka_unit_test_setup(test_symlinked_directory_and_bad_paths, setup),

@@ -33,7 +33,9 @@
  * nothing current, and every record that could produce it read whole (see
  * the rule atop buildsys.c). Anything less, and a file nothing ever
  * recorded, is "no evidence": the answer is unknown, with a detail saying
- * what was missing.
+ * what was missing. What the tree and git suggest of a file no record
+ * speaks of (a source deleted, a soname superseded) is never evidence: such
+ * a file is "suspected", its orphan still unknown.
  * Does not own: whether a file would load (resolve.h), git (git.h, except
  * the tree evidence's source-deleted check), nor the verdict that combines
  * them (scan.h).
@@ -105,6 +107,8 @@ size_t lo_buildsys_tree_count(const lo_buildsys *bs);
 const char *lo_buildsys_tree_dir(const lo_buildsys *bs, size_t i);
 const char *lo_buildsys_tree_system(const lo_buildsys *bs, size_t i);
 const char *lo_buildsys_tree_records(const lo_buildsys *bs, size_t i);
+/* Were tree i's records found older than its build description (staleness withheld)? */
+bool lo_buildsys_tree_withheld(const lo_buildsys *bs, size_t i);
 
 /*
  * The object a libtool archive (`.la`, libtool's text format) at `path`
@@ -119,6 +123,13 @@ char *lo_buildsys_libtool_object(const char *path);
 const char *lo_buildsys_base(const lo_buildsys *bs);
 
 /*
+/*
+ * Was a tree's staleness withheld because its records are older than its
+ * build description (the build would regenerate first)? A scan that finds
+ * nothing must then still say why it called nothing stale.
+ */
+bool lo_buildsys_withheld(const lo_buildsys *bs);
+
  * "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it
  * ("autotools", "cargo", "make" for trees of those); "none" when the base
  * is no tree.
@@ -137,7 +148,7 @@ typedef enum lo_orphan_evidence {
 	LO_EVIDENCE_CMAKE_CLEAN_LIST, /* "cmake-clean-list" */
 	LO_EVIDENCE_LIBTOOL_ARCHIVE,  /* "libtool-archive" */
 	LO_EVIDENCE_CARGO_DEP_INFO,   /* "cargo-dep-info" */
-	/* from the tree and git, where no build system records (buildsys_tree.c) */
+	/* from the tree and git, where no build system records (buildsys_tree.c): suspected only */
 	LO_EVIDENCE_SUPERSEDED_LIBRARY, /* "superseded-library" */
 	LO_EVIDENCE_SOURCE_DELETED,     /* "source-deleted" */
 } lo_orphan_evidence;
@@ -146,7 +157,9 @@ const char *lo_orphan_evidence_str(lo_orphan_evidence e);
 
 typedef struct lo_orphan_verdict {
 	int orphan;                  /* 1 orphan, 0 still produced, -1 no evidence either way */
-	lo_orphan_evidence evidence; /* for orphan == 1 */
+	bool suspected;              /* orphan -1, but the tree and git suggest it is one: an
+					inference (buildsys_tree.c), never an orphan */
+	lo_orphan_evidence evidence; /* for orphan == 1, or suspected */
 	char detail[512]; /* why: "built ... not an output of the current build.ninja", the record
 			     that says it is produced, or what was missing for a verdict */
 } lo_orphan_verdict;

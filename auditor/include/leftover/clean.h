@@ -62,6 +62,8 @@ typedef void (*lo_clean_hook)(const char *relpath, void *payload);
 
 typedef struct lo_clean_opts {
 	bool broken;  /* also act on files that are still built but would not load */
+	bool suspected; /* also act on files only suspected stale (no build record; inferred
+			   from the tree and git), as on stale ones */
 	bool remove;  /* unlink instead of quarantining (--delete) */
 	bool dry_run; /* plan and report, change nothing */
 	bool wait;    /* wait for another clean's lock instead of failing */

@@ -101,6 +101,16 @@ void lo_git_drop_dispose(lo_git_drop *d);
 int lo_git_deleted(const lo_git *g, const char *abs);
 
 /*
+ * When did the file at absolute path `abs` leave the work tree, at the
+ * latest, by HEAD's reflog: the newest entry moving HEAD from a commit
+ * that has it to one that has not (the checkout, commit or reset that
+ * removed it), else the newest entry (it left before any of them). 1 with
+ * *when set (seconds since the epoch); 0 when the reflog is empty or
+ * cannot be read: no bound.
+ */
+int lo_git_left_at(const lo_git *g, const char *abs, time_t *when);
+
+/*
  * Does HEAD still know of `stem` (a module's name, "_ext"): a file named
  * "stem.*" anywhere in its tree, or a build description (setup.py,
  * setup.cfg, pyproject.toml, meson.build, CMakeLists.txt, Makefile) that

@@ -34,7 +34,8 @@ typedef struct lo_reason {
 	char *library;
 	char *object;  /* the object with the need, relative to the root where inside it */
 	char *detail;
-	char *evidence; /* kind "orphan" (and "superseded-library"): lo_orphan_evidence_str's word */
+	char *evidence; /* kind "orphan", "suspected" (and "superseded-library"):
+			   lo_orphan_evidence_str's word */
 } lo_reason;
 
 typedef struct lo_file {
@@ -43,9 +44,10 @@ typedef struct lo_file {
 	lo_kind kind;
 	lo_tristate loads;
 	lo_tristate orphan;
+	bool suspected;      /* orphan unknown, but the tree and git suggest it (JSON "suspected") */
 	lo_tristate tracked; /* in the git index: never a removal candidate; unknown without git */
 	lo_stage stage;      /* how far judging it got (verdict.h) */
-	lo_verdict verdict;  /* lo_verdict_decide of stage, loads and orphan */
+	lo_verdict verdict;  /* lo_verdict_decide of stage, loads, orphan and suspected */
 	char *host;   /* the host program assumed, NULL when none was needed */
 	char *host_rule; /* the NAME of the [host "NAME"] that chose it, or NULL; owned */
 	const char *arch; /* the target whose loader judged it ("i386-linux-gnu", target.h),
@@ -57,7 +59,8 @@ typedef struct lo_file {
 typedef struct lo_scan_summary {
 	size_t files;       /* every candidate */
 	size_t bookkeeping; /* orphaned generator bookkeeping (objects, CMakeFiles/), not listed without --all */
-	size_t by_verdict[LO_VERDICT_UNJUDGED + 1];
+	size_t by_verdict[LO_VERDICT_COUNT];
+	size_t withheld; /* build trees whose staleness was withheld (lo_buildsys_withheld) */
 } lo_scan_summary;
 
 /* Where a build tree came from: its source tree's git HEAD now, and at the last scan. */
@@ -75,6 +78,7 @@ typedef struct lo_scan_tree {
 	char *system;  /* "Ninja", "Unix Makefiles", "autotools", "cargo", "make" (hand-written) */
 	char *records; /* the records that decided ("build.ninja and .ninja_log"), NULL when it
 			  keeps none: staleness not judged there */
+	bool withheld; /* its records are older than its build description: staleness withheld */
 } lo_scan_tree;
 
 typedef struct lo_scan_result {

@@ -26,7 +26,13 @@ typedef enum lo_verdict {
 	LO_VERDICT_SKIPPED,    /* "skipped": a candidate name, but nothing to load (a linker script) */
 	LO_VERDICT_UNJUDGED,   /* "unjudged": its host program could not be used, so whether it
 				  loads is not known; never acted on, but a finding */
+	LO_VERDICT_SUSPECTED,  /* "suspected": no load failure and no build record either way,
+				  but the tree and git suggest the build no longer makes it:
+				  inference, not evidence; listed, no finding, acted on only
+				  when asked (clean --suspected) */
 } lo_verdict;
+
+#define LO_VERDICT_COUNT (LO_VERDICT_SUSPECTED + 1)
 
 const char *lo_verdict_str(lo_verdict v); /* "ok" */
 
@@ -62,6 +68,7 @@ typedef enum lo_reason_kind {
 	LO_REASON_ORPHAN,
 	LO_REASON_SUPERSEDED_LIBRARY,
 	LO_REASON_RULE,
+	LO_REASON_SUSPECTED,
 } lo_reason_kind;
 
 const char *lo_reason_kind_str(lo_reason_kind k); /* "undefined-symbol" */
@@ -82,14 +89,16 @@ typedef struct lo_facts {
 	lo_tristate loads;  /* at LO_STAGE_LOADED: would the load succeed, waivers applied */
 	lo_tristate orphan; /* no longer produced by the current build; LO_UNKNOWN without
 			       complete evidence */
+	bool suspected;     /* orphan unknown, but the tree and git suggest it (buildsys.h) */
 } lo_facts;
 
 /*
  * The verdict on a file with these facts. In order: a file that could not
  * be read is unreadable whatever else is known; an orphan is stale whether
- * or not it loads (only an orphan is ever stale); then a file without a
- * usable host is unjudged, one with nothing to load skipped, one whose
- * load fails broken; the rest is ok.
+ * or not it loads (only an orphan is ever stale, and only a build record
+ * makes one); then a file without a usable host is unjudged, one whose
+ * load fails broken; then a suspected one is suspected (never stale: it
+ * is inference), one with nothing to load skipped; the rest is ok.
  */
 lo_verdict lo_verdict_decide(const lo_facts *facts);
 
