@@ -123,13 +123,13 @@ char *lo_buildsys_libtool_object(const char *path);
 const char *lo_buildsys_base(const lo_buildsys *bs);
 
 /*
-/*
  * Was a tree's staleness withheld because its records are older than its
  * build description (the build would regenerate first)? A scan that finds
  * nothing must then still say why it called nothing stale.
  */
 bool lo_buildsys_withheld(const lo_buildsys *bs);
 
+/*
  * "Ninja", "Unix Makefiles", ... as the base's CMakeCache.txt records it
  * ("autotools", "cargo", "make" for trees of those); "none" when the base
  * is no tree.
