@@ -68,12 +68,16 @@ def check_checkout_not_rebuilt(name, generator):
     assert len(notes) == 1 and "CMakeLists.txt" in notes[0], r.doc["notes"]
     liba = r.file("liba.so")  # branch-a's next build makes it again
     assert liba["orphan"] is None and liba["verdict"] == "ok", liba
+    assert [x["withheld"] for x in r.doc["build_trees"]] == [True], r.doc["build_trees"]
     t = lotest.leftover("scan", build)  # nothing stale, and not in silence
     assert t.returncode == 0 and "staleness withheld; build first" in t.stdout, t
+    assert "staleness withheld: its records are older" in t.stdout, t.stdout
+    assert "staleness from" not in t.stdout, t.stdout
 
     lotest.run(rebuild)
     r = lotest.scan(build)
     assert not withheld_notes(r), r.doc["notes"]
+    assert [x["withheld"] for x in r.doc["build_trees"]] == [False], r.doc["build_trees"]
     assert r.rc == 1 and lotest.stale_paths(r) == ["libb.so"], r
     assert r.file("liba.so")["orphan"] is False, r.file("liba.so")
 

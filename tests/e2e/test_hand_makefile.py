@@ -33,7 +33,7 @@ def test_no_records_said_once():
     r = lotest.scan(d)
     assert r.rc == 0 and not lotest.stale_paths(r), r
     assert all(f["orphan"] is None for f in r.doc["files"]), r
-    assert r.doc["build_trees"] == [{"dir": str(d), "system": "make", "records": None}], r.doc
+    assert r.doc["build_trees"] == [{"dir": str(d), "system": "make", "records": None, "withheld": False}], r.doc
     lotest.assert_stale_not_rebuilt(r, d, ["make", "-s"])
 
     t = lotest.leftover("scan", d)

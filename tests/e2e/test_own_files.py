@@ -119,6 +119,30 @@ def test_in_source_tree_scans_explains_and_cleans_twice():
     lotest.assert_stale_not_rebuilt(r, d, [lotest.CMAKE, "--build", d])
 
 
+def test_in_source_trees_of_the_other_generators():
+    # Ninja Multi-Config stales both by its log, in the configuration's own
+    # dir; a Unix Makefiles tree keeps no record of what a live target
+    # stopped making (libcore.so.1.0 stays unknown), only the dropped
+    # module's clean list
+    for generator, stale in (("Ninja Multi-Config", ["Debug/libcore.so.1.0", "Debug/libextra.so"]),
+                             ("Unix Makefiles", ["libextra.so"])):
+        d = lotest.workdir("own-insource-" + generator.replace(" ", "-").lower()) / "src"
+        make_repo(d, rule_file=True)
+        for branch in ("a", "b"):
+            lotest.git(d, "checkout", "-q", branch)
+            lotest.cmake_build(d, d, generator=generator)
+        for _ in range(2):
+            r = lotest.scan(d)
+            assert r.rc == 1 and lotest.stale_paths(r) == stale, (generator, r)
+            e = lotest.leftover("explain", d / stale[-1])
+            assert e.returncode == 1 and "verdict: stale" in e.stdout, (generator, e.stdout, e.stderr)
+        for _ in range(2):
+            c = lotest.leftover("clean", d)
+            assert c.returncode == 0, (generator, c.stdout, c.stderr)
+        assert (d / ".leftover").read_text() == RULES
+        lotest.assert_stale_not_rebuilt(r, d, [lotest.CMAKE, "--build", d])
+
+
 def test_clean_at_a_checkout_root_leaves_the_trees_below_scannable():
     d = lotest.workdir("own-checkout-root") / "src"
     built_on_both(d, d / "build-x", rule_file=False)
