@@ -8,6 +8,7 @@
  * directory on its way and put their own in its place.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,28 @@ static int check_place(const lo_trust *t, const char *program, const char *cur, 
 	err = check_dirs(program, dir);
 	free(dir);
 	return err;
+}
+
+int lo_trust_state_dir(int dirfd, const char *name, const char *shown)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot create '%s'", shown);
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+		return lo_error_set(LO_EINVALID, "'%s' is a link or not a directory: leftover keeps "
+				    "its state only in a directory of its own", shown);
+	if (fd < 0)
+		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", shown);
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		close(fd);
+		return lo_error_set(LO_EINVALID, "'%s' belongs to another user (uid %ld): leftover "
+				    "keeps its state only in a directory of its own", shown,
+				    (long)st.st_uid);
+	}
+	return fd;
 }
 
 int lo_trust_check(const lo_trust *t, const char *program)

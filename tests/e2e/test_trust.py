@@ -18,6 +18,7 @@ import os
 import pwd
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import lotest
@@ -288,6 +289,68 @@ def test_a_pyenv_shim_on_path_is_read_not_run():
         assert hosts == {want}, (hosts, want, extra)
         ran = [l for l in trace.read_text().splitlines() if "execve(" in l]
         assert not [l for l in ran if "bash" in l or "/shims/" in l or "libexec" in l], ran
+
+
+# leftover's own directory in a tree, as clean_fs.h names it
+STATE_DIR = re.search(r'#define LO_CLEAN_DIR "([^"]+)"',
+                      (lotest.SOURCE_DIR / "auditor" / "src" / "clean_fs.h").read_text()).group(1)
+
+
+def test_leftovers_own_directory_and_the_records_cannot_lead_out_of_the_tree():
+    """The quarantine and state directory is created 0700 and refused when
+    another user owns it or it is a link; restore follows no link planted in
+    a quarantine set; records naming paths outside the tree (../, absolute,
+    ../../etc/passwd) make nothing outside reported, moved or written."""
+    d, src, build, canary = fixture("trust-state")
+    state = build / STATE_DIR
+    outside = d / "outside"
+    outside.mkdir()
+
+    shutil.rmtree(state, ignore_errors=True)
+    state.mkdir()
+    os.chown(state, pwd.getpwnam("nobody").pw_uid, -1)
+    p = lotest.leftover("clean", build)
+    assert p.returncode == 2 and "belongs to another user" in p.stderr, p
+    assert (build / STALE).exists(), p
+    shutil.rmtree(state)
+
+    state.symlink_to(outside)
+    p = lotest.leftover("clean", build)
+    assert p.returncode == 2 and "is a link" in p.stderr, p
+    r = lotest.scan(build)
+    assert r.rc == 1, r
+    assert (build / STALE).exists() and not list(outside.iterdir()), list(outside.iterdir())
+    state.unlink()
+
+    p = lotest.leftover("clean", build)
+    assert p.returncode == 0 and not (build / STALE).exists(), p
+    assert stat.S_IMODE(state.stat().st_mode) == 0o700, oct(state.stat().st_mode)
+    # a link planted in the set, to a directory outside holding the same path
+    sets = list((state / "quarantine").iterdir())
+    assert len(sets) == 1, sets
+    top = sets[0] / STALE.split("/")[0]
+    shutil.move(top, outside / top.name)
+    top.symlink_to(outside / top.name)
+    p = lotest.leftover("restore", build)
+    assert p.returncode == 1 and not (build / STALE).exists(), p
+    assert (outside / STALE).exists(), p
+    top.unlink()
+    shutil.move(outside / top.name, top)
+    p = lotest.leftover("restore", build)
+    assert p.returncode == 0 and (build / STALE).exists(), p
+
+    # records naming files outside the tree give no evidence about them
+    lib = shutil.copy(build / CAPI, outside / "libgone.so")
+    passwd = os.stat("/etc/passwd")
+    with open(build / ".ninja_log", "a") as log:
+        for path in ("../outside/libgone.so", str(outside / "libgone.so"),
+                     "../../../../../../../../etc/passwd"):
+            log.write("1\t2\t1700000000000000000\t%s\tdeadbeef\n" % path)
+    r = lotest.scan(build, args=("--all",))
+    assert not [f for f in r.files if f.startswith("/") or ".." in f.split("/")], r.files
+    p = lotest.leftover("clean", build)
+    assert os.path.exists(lib) and os.stat("/etc/passwd") == passwd, p
+    assert not canary.exists()
 
 
 if __name__ == "__main__":

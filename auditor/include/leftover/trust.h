@@ -51,6 +51,16 @@ void lo_trust_vouch(lo_trust *t);
  */
 int lo_trust_check(const lo_trust *t, const char *program);
 
+/*
+ * The directory `name` in `dirfd` where leftover keeps its own state in a
+ * tree (the quarantine, the lock, state.json), made 0700 when missing and
+ * opened without following a link: a descriptor, or a negative code with a
+ * message naming `shown` (its path) when it is a link or not a directory,
+ * or belongs to another user. Another user's directory there would let
+ * them read what is quarantined, or plant what restore puts back.
+ */
+int lo_trust_state_dir(int dirfd, const char *name, const char *shown);
+
 /* What the user can do about a refusal, for the end of a note. */
 #define LO_TRUST_HINT "leftover runs nothing a scanned tree names unless --trust-tree vouches for it"
 
