@@ -221,13 +221,13 @@ int lo_trust_state_dir(int dirfd, const char *name, const char *shown)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot create '%s'", shown);
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
-		return lo_error_set(LO_EINVALID, "'%s' is a link or not a directory: leftover keeps "
+		return lo_error_set(LO_ERROR, "'%s' is a link or not a directory: leftover keeps "
 				    "its state only in a directory of its own", shown);
 	if (fd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", shown);
 	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
 		close(fd);
-		return lo_error_set(LO_EINVALID, "'%s' belongs to another user (uid %ld): leftover "
+		return lo_error_set(LO_ERROR, "'%s' belongs to another user (uid %ld): leftover "
 				    "keeps its state only in a directory of its own", shown,
 				    (long)st.st_uid);
 	}
