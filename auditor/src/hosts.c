@@ -30,7 +30,9 @@
 #include "leftover/hosts.h"
 #include "leftover/lock.h"
 #include "leftover/map.h"
+#include "leftover/pyconf.h"
 #include "leftover/shim.h"
+#include "leftover/target.h"
 #include "leftover/trust.h"
 
 extern char **environ;
@@ -466,6 +468,32 @@ static int may_run(const lo_trust *trust, const char *program)
 	return err;
 }
 
+/*
+ * A python that may not be run: its suffixes read from its files
+ * (pyconf.h), said in p->how with `why` it was not run; else `why` is
+ * what p->unasked says.
+ */
+static void read_unrun(lo_hosts_program *p, const char *program, const char *why)
+{
+	char *from = NULL, *said = lo_xstrdup(why); /* `why` may be the error buffer */
+	const lo_target *t;
+	lo_elf *e;
+
+	if (lo_elf_open(&e, AT_FDCWD, program, program, true) == 0) {
+		if ((t = lo_target_of(e)))
+			p->suffixes = lo_pyconf_suffixes(program, t->name, &from);
+		lo_elf_free(e);
+	}
+	if (!p->suffixes) {
+		p->unasked = said;
+		return;
+	}
+	if (asprintf(&p->how, "%s; its extension suffixes are read from '%s'", said, from) < 0)
+		abort();
+	free(said);
+	free(from);
+}
+
 /* lo_hosts_program_new after `shims` shims. */
 static int program_new(lo_hosts_program **out, const char *program, const char *family,
 		       const lo_trust *trust, int shims)
@@ -482,8 +510,10 @@ static int program_new(lo_hosts_program **out, const char *program, const char *
 		   one for another machine (an aarch64 python on x86-64) cannot run here, and is
 		   still read as the host it is, as is one a scanned tree may have changed */
 		if (f && !strcmp(f->name, "python")) {
-			if (may_run(trust, program) == 0 && ask(program, f, &answer) == 0 &&
-			    take_answer(p, program, true, f, &answer) == 0)
+			if (may_run(trust, program) < 0)
+				read_unrun(p, program, lo_error_last());
+			else if (ask(program, f, &answer) == 0 &&
+				 take_answer(p, program, true, f, &answer) == 0)
 				free(p->path);
 			else
 				p->unasked = lo_xstrdup(lo_error_last());

@@ -88,8 +88,10 @@ typedef struct lo_hosts_program {
  * program is asked which program it is. `trust` NULL: the user named
  * `program`, which may be run; else a scanned tree named it, and it (or
  * the program behind its shim) is run only when lo_trust_check allows: an
- * ELF python that may not is read as the host it is, without suffixes
- * (`unasked` says why), and a script that may not is an error saying so.
+ * ELF python that may not is read as the host it is, its suffixes read
+ * from its files (pyconf.h; `how` says so) or, where they do not say,
+ * left unknown (`unasked` says why), and a script that may not is an
+ * error saying so.
  * Returns 0 with *out owned, or a negative code with a message naming
  * `program` when it is a script of no known family or not to be run, or
  * its answer is late, too long, not an absolute path, or not an ELF
