@@ -196,6 +196,7 @@ static int check_place(const lo_trust *t, const char *program, const char *cur, 
 		err = lo_error_set_errno(LO_EINVALID, errno, "'%s' is not run: cannot resolve '%s'",
 					 program, dir);
 		free(dir);
+		*at = lo_xstrdup(cur); /* the caller frees what it is given, whatever the answer */
 		return err;
 	}
 	free(dir);
