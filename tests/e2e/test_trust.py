@@ -271,7 +271,20 @@ def test_a_pyenv_shim_on_path_is_read_not_run():
     r = lotest.scan(tree, env=dict(env, PYENV_VERSION="system",
                                    PATH="%s:%s" % (shim.parent, work / "system")))
     assert r.file("m" + SUFFIX)["host"] == str(work / "system" / "python3"), r
+    # an empty .python-version selects nothing: "system" too, not the global version
+    (work / "here" / ".python-version").write_text("")
+    r = lotest.scan(tree, env=dict(env, PYENV_DIR=str(work / "here"),
+                                   PATH="%s:%s" % (shim.parent, work / "system")))
+    assert r.file("m" + SUFFIX)["host"] == str(work / "system" / "python3"), r
+    # pyenv's "python-" prefix is dropped, as pyenv-version-name does
+    r = lotest.scan(tree, env=dict(env, PYENV_VERSION="python-9.8"))
+    assert r.file("m" + SUFFIX)["host"] == str(root / "versions" / "9.8" / "bin" / "python3"), r
     assert not canary.exists()
+    # a version pyenv would widen as a prefix ("9" for the latest 9.x): its files do
+    # not say, and the shim (the user's own, on PATH) is run, as before
+    r = lotest.scan(tree, env=dict(env, PYENV_VERSION="9"))
+    assert canary.exists(), r
+    canary.unlink()
 
     # the machine's own pyenv, where there is one: the same answer as running it
     real_shim = shutil.which("python3")
