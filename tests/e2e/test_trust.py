@@ -308,9 +308,9 @@ def test_a_pyenv_shim_on_path_is_read_not_run():
         assert not [l for l in ran if "bash" in l or "/shims/" in l or "libexec" in l], ran
 
 
-# leftover's own directory in a tree, as clean_fs.h names it
-STATE_DIR = re.search(r'#define LO_CLEAN_DIR "([^"]+)"',
-                      (lotest.SOURCE_DIR / "auditor" / "src" / "clean_fs.h").read_text()).group(1)
+# leftover's own directory in a tree, as the clean module's header names it
+STATE_DIR = re.search(r'#define LO_CLEAN_DIR "([^"]+)"', "".join(
+    h.read_text() for h in sorted((lotest.SOURCE_DIR / "auditor").glob("*/**/clean*.h")))).group(1)
 
 
 def test_leftovers_own_directory_and_the_records_cannot_lead_out_of_the_tree():
