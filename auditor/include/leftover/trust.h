@@ -62,6 +62,7 @@ int lo_trust_check(const lo_trust *t, const char *program);
 int lo_trust_state_dir(int dirfd, const char *name, const char *shown);
 
 /* What the user can do about a refusal, for the end of a note. */
-#define LO_TRUST_HINT "leftover runs nothing a scanned tree names unless --trust-tree vouches for it"
+#define LO_TRUST_HINT                                                                        \
+	"leftover runs nothing a scanned tree names unless --trust-tree vouches for it"
 
 #endif
