@@ -53,7 +53,7 @@ int lo_trust_check(const lo_trust *t, const char *program);
 
 /*
  * The directory `name` in `dirfd` where leftover keeps its own state in a
- * tree (the quarantine, the lock, state.json), made 0700 when missing and
+ * tree (the quarantine, the lock), made 0700 when missing and
  * opened without following a link: a descriptor, or LO_ERROR with a
  * message naming `shown` (its path) when it is a link or not a directory,
  * or belongs to another user. Another user's directory there would let
