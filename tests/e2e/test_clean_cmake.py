@@ -10,6 +10,7 @@ rules, the CMake package and the completion; a project finds it with
 find_package(Leftover); `cpack -G DEB` makes a package holding the same.
 """
 import gzip
+import os
 import re
 import shutil
 from pathlib import Path
@@ -77,9 +78,11 @@ def test_plain_ctest_runs_the_audit_first():
     evil.write_text('#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' % (canary, lotest.PYTHON))
     evil.chmod(0o755)
     cache = build / "CMakeCache.txt"
-    kept = cache.read_text()
+    kept, st = cache.read_text(), cache.stat()
     cache.write_text(re.sub(r"(?m)^Python3_EXECUTABLE:(\w+)=.*$",
                             lambda m: "Python3_EXECUTABLE:%s=%s" % (m.group(1), evil), kept))
+    # with the time it had: a cache newer than the build withholds staleness
+    os.utime(cache, ns=(st.st_atime_ns, st.st_mtime_ns))
     try:
         r = ctest(build, "-R", "audit-stale")
         assert not canary.exists(), r.stdout

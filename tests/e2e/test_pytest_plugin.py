@@ -178,10 +178,12 @@ def test_an_interpreter_planted_in_the_cache_is_not_run():
     evil.write_text('#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' % (canary, lotest.PYTHON))
     evil.chmod(0o755)
     cache = build / "CMakeCache.txt"
-    kept = cache.read_text()
+    kept, st = cache.read_text(), cache.stat()
     cache.write_text("".join(
         "Python3_EXECUTABLE:FILEPATH=%s\n" % evil if line.startswith("Python3_EXECUTABLE:")
         else line for line in kept.splitlines(True)))
+    # with the time it had: a cache newer than the build withholds staleness
+    os.utime(cache, ns=(st.st_atime_ns, st.st_mtime_ns))
     try:
         p = pytest(d, site, "--leftover", "build")
         assert not canary.exists(), p.stdout + p.stderr

@@ -58,12 +58,15 @@ def pyenv_shim(path, root, canary):
 
 
 def set_cache(build, var, value):
-    """Rewrite one CMakeCache.txt entry, as a planted cache would have it."""
+    """Rewrite one CMakeCache.txt entry, as a planted cache would have it
+    (with the time it had: a cache newer than the build withholds staleness)."""
     cache = build / "CMakeCache.txt"
+    st = cache.stat()
     text = re.sub(r"(?m)^%s:(\w+)=.*$" % var, lambda m: "%s:%s=%s" % (var, m.group(1), value),
                   cache.read_text())
     assert ("%s:" % var) in text
     cache.write_text(text)
+    os.utime(cache, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
 def verdicts(r):
