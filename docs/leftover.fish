@@ -18,6 +18,7 @@ for c in scan clean explain
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l library-path -r -a '(__fish_complete_directories)' -d 'directories standing for LD_LIBRARY_PATH'
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l sysroot -r -a '(__fish_complete_directories)' -d 'root the loader reads absolute paths in'
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l hwcaps -r -d 'glibc-hwcaps levels of the CPU that will load the files'
+    complete -c leftover -n "__fish_seen_subcommand_from $c" -l trust-tree -d 'vouch for the scanned trees: run the programs they name'
 end
 for c in scan clean
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l rules -r -F -d 'read this rule file last'

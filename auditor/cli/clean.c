@@ -105,6 +105,7 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 {
 	size_t i, j, left = 0, moved = 0, removed = 0, planned = 0;
 	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
+	const lo_file *unjudged = NULL;
 	char size[32];
 	size_t suspected = 0; /* possibly stale, left: said, never silently */
 
@@ -185,6 +186,14 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 		fprintf(out, "%zu possibly stale file%s left in place: no build record says so "
 			     "(--suspected moves them); see 'leftover scan %s'\n",
 			suspected, plural(suspected), dir);
+	/* never acted on, and a failure unless [fail] on = never: say why, once */
+	for (i = left = 0; i < res->file_count; i++)
+		if (res->files[i].verdict == LO_VERDICT_UNJUDGED && !left++)
+			unjudged = &res->files[i];
+	if (left)
+		fprintf(out, "%zu unjudged file%s left in place, their host not usable: %s\n", left,
+			plural(left), unjudged->reason_count && unjudged->reasons[0].detail
+					      ? unjudged->reasons[0].detail : "see 'leftover scan'");
 }
 
 /* A JSON string, or null; a name that is not UTF-8 is shown as text output shows it. */

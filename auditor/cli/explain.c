@@ -19,6 +19,7 @@
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
+#include "leftover/trust.h"
 #include "opts.h"
 
 static const lo_cli_opt options[] = {
@@ -140,31 +141,48 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, const
 {
 	const lo_rules_host *ruled = ruled_host(o, abs, e);
 	const char *given = kind == LO_KIND_PYTHON_EXTENSION ? o->scan.python : o->scan.host;
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs)), *program = NULL;
+	lo_trust *trust = lo_trust_new(o->scan.trust_tree);
 	lo_hosts_program *real;
-	char *dir, *program = NULL;
+	bool vouched = false;
+	int err;
 
 	*out = NULL;
+	/* the file's tree may name a program as a scan's may: the same trust (trust.h) */
+	lo_trust_add_tree(trust, dir, o->scan.source);
+	if (lo_rules_trusts_tree(o->rules, dir))
+		lo_trust_vouch(trust);
 	if (ruled && !given && (program = lo_rules_host_program_for(ruled, abs))) {
 		/* the rule's program, or one shipped beside the file */
+		vouched = lo_rules_host_program_vouched(ruled, program);
 	} else if (kind == LO_KIND_PYTHON_EXTENSION) {
-		dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
 		program = lo_hosts_python_for(o->scan.python, dir);
-		free(dir);
+		vouched = o->scan.python || (program && lo_hosts_python_on_path(program));
 		if (!program) {
 			lo_cli_error("explain: no Python interpreter found; name one with --python");
+			free(dir);
+			lo_trust_free(trust);
 			return -1;
 		}
 	} else if (o->scan.host) {
 		program = lo_xstrdup(o->scan.host);
+		vouched = true;
 	}
+	free(dir);
+	err = program ? lo_hosts_program_new(&real, program,
+					     kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL,
+					     vouched ? NULL : trust)
+		      : 0;
+	lo_trust_free(trust);
 	if (!program)
 		return 0;
-	if (lo_hosts_program_new(&real, program,
-				 kind == LO_KIND_PYTHON_EXTENSION ? "python" : NULL) < 0) {
+	if (err < 0) {
 		lo_cli_error("explain: %s", lo_error_last());
 		free(program);
 		return -1;
 	}
+	if (real->unasked)
+		fprintf(stderr, "leftover: note: %s\n", real->unasked);
 	if (real->how && verbose)
 		fprintf(stderr, "leftover: note: %s\n", real->how);
 	free(program);

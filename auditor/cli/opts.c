@@ -156,6 +156,7 @@ int lo_cli_opts_next(lo_cli_opts *o, int argc, char **argv)
 		case LO_CLI_OPT_LIBRARY_PATH: add_library_path(o, optarg); break;
 		case LO_CLI_OPT_SYSROOT: o->scan.sysroot = optarg; break;
 		case LO_CLI_OPT_HWCAPS: o->scan.hwcaps = optarg; break;
+		case LO_CLI_OPT_TRUST_TREE: o->scan.trust_tree = true; break;
 		case LO_CLI_OPT_RULES:
 			lo_array_grow(&o->rule_files, &o->rule_cap, o->rule_count + 1, sizeof(char *));
 			o->rule_files[o->rule_count++] = optarg;

@@ -44,6 +44,7 @@ enum {
 	LO_CLI_OPT_LIBRARY_PATH,
 	LO_CLI_OPT_SYSROOT,
 	LO_CLI_OPT_HWCAPS,
+	LO_CLI_OPT_TRUST_TREE,
 	LO_CLI_OPT_RULES,
 	LO_CLI_OPT_JOBS,
 	LO_CLI_OPT_HELP,
@@ -65,7 +66,10 @@ enum {
 	  "cross sysroot): the loader's absolute paths are read in it" },                         \
 	{ "hwcaps", 0, LO_CLI_OPT_HWCAPS, "LIST", NULL,                                           \
 	  "glibc-hwcaps levels of the CPU that will load the files,\n"                           \
-	  "comma-separated (default: this CPU's, e.g. x86-64-v3,x86-64-v2)" }
+	  "comma-separated (default: this CPU's, e.g. x86-64-v3,x86-64-v2)" },                    \
+	{ "trust-tree", 0, LO_CLI_OPT_TRUST_TREE, NULL, NULL,                                     \
+	  "vouch for the scanned trees: run the programs their records\n"                        \
+	  "and rule files name (default: only ones they cannot have changed)" }
 #define LO_CLI_OPTS_TREE                                                                        \
 	{ "rules", 0, LO_CLI_OPT_RULES, "FILE", NULL,                                             \
 	  "read this rule file last (repeatable; see\n'leftover rules' for the layers before it)" }, \

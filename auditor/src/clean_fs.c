@@ -20,6 +20,7 @@
 #include "clean_fs.h"
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/trust.h"
 
 int lo_dpath_init(lo_dpath *p, const char *rel)
 {
@@ -170,13 +171,18 @@ static int ignore_all(int dotfd, const char *root)
 int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t *stop,
 		  int *dotfd, int *lockfd)
 {
-	char pid[32];
+	char pid[32], *shown = NULL;
 	ssize_t n;
 	int len, rc;
 
 	*lockfd = -1;
-	if ((*dotfd = lo_clean_opendir(rootfd, LO_CLEAN_DIR, true)) < 0)
-		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s/" LO_CLEAN_DIR "'", root);
+	/* 0700 and the user's own: the quarantine is no one else's to read or fill */
+	if (asprintf(&shown, "%s/" LO_CLEAN_DIR, root) < 0)
+		abort();
+	*dotfd = lo_trust_state_dir(rootfd, LO_CLEAN_DIR, shown);
+	free(shown);
+	if (*dotfd < 0)
+		return *dotfd;
 	if ((rc = ignore_all(*dotfd, root)) < 0) {
 		close(*dotfd);
 		*dotfd = -1;

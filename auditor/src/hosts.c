@@ -30,6 +30,10 @@
 #include "leftover/hosts.h"
 #include "leftover/lock.h"
 #include "leftover/map.h"
+#include "leftover/pyconf.h"
+#include "leftover/shim.h"
+#include "leftover/target.h"
+#include "leftover/trust.h"
 
 extern char **environ;
 
@@ -190,6 +194,15 @@ static char *setuptools_python(const char *dir)
 		}
 	}
 	return hit;
+}
+
+bool lo_hosts_python_on_path(const char *program)
+{
+	char *own = on_path("python3");
+	bool same = own && !strcmp(own, program);
+
+	free(own);
+	return same;
 }
 
 char *lo_hosts_python_for(const char *given, const char *dir)
@@ -437,21 +450,70 @@ void lo_hosts_program_free(lo_hosts_program *p)
 	free(p);
 }
 
-int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family)
+/* A shim that leads to a shim is followed this far, then asked. */
+#define MAX_SHIMS 4
+
+/* May `program` be run (trust.h)? NULL `trust`: the user named it. */
+static int may_run(const lo_trust *trust, const char *program)
+{
+	char *why;
+	int err;
+
+	if (!trust || lo_trust_check(trust, program) == 0)
+		return 0;
+	/* the message is formatted into the buffer it is read from: copied first */
+	why = lo_xstrdup(lo_error_last());
+	err = lo_error_set(LO_EINVALID, "%s (%s)", why, LO_TRUST_HINT);
+	free(why);
+	return err;
+}
+
+/*
+ * A python that may not be run: its suffixes read from its files
+ * (pyconf.h), said in p->how with `why` it was not run; else `why` is
+ * what p->unasked says.
+ */
+static void read_unrun(lo_hosts_program *p, const char *program, const char *why)
+{
+	char *from = NULL, *said = lo_xstrdup(why); /* `why` may be the error buffer */
+	const lo_target *t;
+	lo_elf *e;
+
+	if (lo_elf_open(&e, AT_FDCWD, program, program, true) == 0) {
+		if ((t = lo_target_of(e)))
+			p->suffixes = lo_pyconf_suffixes(program, t->name, &from);
+		lo_elf_free(e);
+	}
+	if (!p->suffixes) {
+		p->unasked = said;
+		return;
+	}
+	if (asprintf(&p->how, "%s; its extension suffixes are read from '%s'", said, from) < 0)
+		abort();
+	free(said);
+	free(from);
+}
+
+/* lo_hosts_program_new after `shims` shims. */
+static int program_new(lo_hosts_program **out, const char *program, const char *family,
+		       const lo_trust *trust, int shims)
 {
 	lo_hosts_program *p = lo_xcalloc(1, sizeof(*p));
 	const struct family *f = family_of(program, family);
 	lo_buf answer = LO_BUF_INIT;
+	char *real = NULL, *how = NULL;
 	int err = 0;
 
 	*out = NULL;
 	if (is_elf_file(program) != 0) {
 		/* an interpreter that is its own program is asked only for what else it knows;
 		   one for another machine (an aarch64 python on x86-64) cannot run here, and is
-		   still read as the host it is */
+		   still read as the host it is, as is one a scanned tree may have changed */
 		if (f && !strcmp(f->name, "python")) {
-			if (ask(program, f, &answer) == 0 &&
-			    take_answer(p, program, true, f, &answer) == 0)
+			if (may_run(trust, program) < 0)
+				read_unrun(p, program, lo_error_last());
+			else if (ask(program, f, &answer) == 0 &&
+				 take_answer(p, program, true, f, &answer) == 0)
 				free(p->path);
 			else
 				p->unasked = lo_xstrdup(lo_error_last());
@@ -459,12 +521,33 @@ int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char
 		p->path = lo_xstrdup(program);
 		goto out;
 	}
+	/* a shim whose files say what it runs is read, not run (shim.h) */
+	if (shims < MAX_SHIMS && lo_shim_resolve(program, &real, &how)) {
+		lo_hosts_program *behind;
+
+		if ((err = program_new(&behind, real, f ? f->name : family, trust, shims + 1)) == 0) {
+			char *both = NULL;
+
+			lo_hosts_program_free(p);
+			p = behind;
+			if (p->how && asprintf(&both, "%s; %s", how, p->how) < 0)
+				abort();
+			free(p->how);
+			p->how = both ? both : how;
+			if (both)
+				free(how);
+			how = NULL;
+		}
+		free(how);
+		free(real);
+		goto out;
+	}
 	if (!f) {
 		err = lo_error_set(LO_ENOTELF, "cannot use host program: '%s' is not an ELF file "
 				   "(a script or shim, not the program itself?)", program);
 		goto out;
 	}
-	if ((err = ask(program, f, &answer)) < 0 ||
+	if ((err = may_run(trust, program)) < 0 || (err = ask(program, f, &answer)) < 0 ||
 	    (err = take_answer(p, program, false, f, &answer)) < 0)
 		goto out;
 	if (asprintf(&p->how, "'%s' is not an ELF program (a shim or script); asked for %s, "
@@ -477,6 +560,12 @@ out:
 	else
 		*out = p;
 	return err;
+}
+
+int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family,
+			 const lo_trust *trust)
+{
+	return program_new(out, program, family, trust, 0);
 }
 
 /* ---- a scan's hosts --------------------------------------------------------- */
@@ -493,6 +582,8 @@ typedef struct entry {
 struct lo_hosts {
 	lo_resolver *resolver;
 	const char *python, *host; /* --python, --host */
+	const lo_trust *trust;     /* what a program a tree names must pass to be run */
+	char *path_python;         /* python3 on PATH (lo_hosts_python_on_path), looked up once */
 	pthread_mutex_t lock;      /* guards the rest */
 	pthread_cond_t ready;      /* an entry became ready */
 	lo_map *by_program;        /* program path, or "(C) TRIPLET" for a target's plain C
@@ -518,13 +609,16 @@ static void entry_free(void *p)
 	free(e);
 }
 
-lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host)
+lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host,
+		       const lo_trust *trust)
 {
 	lo_hosts *hs = lo_xcalloc(1, sizeof(*hs));
 
 	hs->resolver = r;
 	hs->python = python;
 	hs->host = host;
+	hs->trust = trust;
+	hs->path_python = on_path("python3");
 	lo_lock_init(&hs->lock);
 	pthread_cond_init(&hs->ready, NULL);
 	hs->by_program = lo_map_new();
@@ -540,6 +634,7 @@ void lo_hosts_free(lo_hosts *hs)
 		return;
 	lo_hosts_settle(hs);
 	free(hs->start_dir);
+	free(hs->path_python);
 	lo_map_free(hs->by_program, entry_free);
 	lo_map_free(hs->python_by_dir, free);
 	for (i = 0; i < hs->note_count; i++)
@@ -621,7 +716,7 @@ int lo_hosts_host_new(lo_host **out, lo_resolver *r, const char *runs,
  * program. Called without the lock: asking a program takes a process.
  */
 static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_target *target,
-		       const char *family, const preloads *pre)
+		       const char *family, const preloads *pre, bool vouched)
 {
 	int err;
 
@@ -630,7 +725,8 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 	/* a program under --sysroot may be for another machine: read, never run */
 	if (lo_resolver_in_sysroot(hs->resolver))
 		return lo_hosts_host_new(&e->host, hs->resolver, program, pre->paths, pre->count);
-	if ((err = lo_hosts_program_new(&e->program, program, family)) < 0)
+	if ((err = lo_hosts_program_new(&e->program, program, family,
+					vouched ? NULL : hs->trust)) < 0)
 		return err;
 	return lo_hosts_host_new(&e->host, hs->resolver, e->program->path, pre->paths,
 				 pre->count);
@@ -672,12 +768,13 @@ static void entry_notes(lo_hosts *hs, const entry *e)
  * first use and kept, failure included; a failure's message gets `hint`
  * (what the user can do). What there is to say of it is said once in the
  * notes, when `use` (a file needs it, rather than lo_hosts_python_start
- * asking ahead). Called with the lock held, which it lets go while it
- * sets one up.
+ * asking ahead). `vouched`: the user named the program, which is then
+ * run without the trust check (trust.h). Called with the lock held, which
+ * it lets go while it sets one up.
  */
 static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *target,
-			 const char *family, const preloads *pre, const char *hint, bool use,
-			 const lo_host **host, const lo_hosts_program **prog)
+			 const char *family, const preloads *pre, bool vouched, const char *hint,
+			 bool use, const lo_host **host, const lo_hosts_program **prog)
 {
 	lo_buf key = LO_BUF_INIT;
 	size_t i;
@@ -693,6 +790,9 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 	/* the same program with other preloads is another process */
 	for (i = 0; i < pre->count; i++)
 		lo_buf_printf(&key, "\n%s", pre->paths[i]);
+	/* and one the user named may be run where the one a tree names is not */
+	if (!vouched)
+		lo_buf_puts(&key, "\n(named by a tree)");
 	e = lo_map_get(hs->by_program, lo_buf_cstr(&key), NULL);
 	if (!e) {
 		int err;
@@ -706,7 +806,7 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 		e = lo_xcalloc(1, sizeof(*e));
 		lo_map_put(hs->by_program, lo_buf_cstr(&key), e);
 		pthread_mutex_unlock(&hs->lock);
-		err = entry_setup(hs, e, program, target, family, pre);
+		err = entry_setup(hs, e, program, target, family, pre, vouched);
 		pthread_mutex_lock(&hs->lock);
 		if (err < 0 && asprintf(&e->error, "%s%s", lo_error_last(), hint) < 0)
 			abort();
@@ -734,7 +834,7 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 	bool known;
 
 	if (!python)
-		return lookup_locked(hs, hs->host, target, NULL, &no_preloads,
+		return lookup_locked(hs, hs->host, target, NULL, &no_preloads, true,
 				     hs->host ? " (the program named with --host)"
 					      : " (name the program that loads it with --host)",
 				     use, host, prog);
@@ -749,7 +849,9 @@ static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_
 		return lo_error_set(LO_ENOTFOUND, "no Python interpreter for the extension modules "
 				    "in '%s': none in a CMakeCache.txt or meson's log above it, none "
 				    "on PATH; name one with --python", dir);
+	/* a record may name the user's own python3 on PATH; any other it names is the tree's */
 	return lookup_locked(hs, program, NULL, "python", &no_preloads,
+			     hs->python || (hs->path_python && !strcmp(program, hs->path_python)),
 			     "; name the interpreter with --python", use, host, prog);
 }
 
@@ -797,7 +899,7 @@ void lo_hosts_settle(lo_hosts *hs)
 	hs->starter_running = false;
 }
 
-int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
+int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool vouched,
 		      const char *const *preload, size_t preload_count, const lo_host **host,
 		      const lo_hosts_program **program_out)
 {
@@ -809,7 +911,7 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
 		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
 		abort();
 	pthread_mutex_lock(&hs->lock);
-	err = lookup_locked(hs, program, NULL, NULL, &pre, hint, true, host, program_out);
+	err = lookup_locked(hs, program, NULL, NULL, &pre, vouched, hint, true, host, program_out);
 	pthread_mutex_unlock(&hs->lock);
 	free(hint);
 	return err;

@@ -175,6 +175,7 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 	free(h->program);
 	h->program = NULL;
 	h->program_at = e;
+	h->program_tree = r->files[e->file].tree;
 	if (!strncmp(v, "${cmake:", 8)) {
 		const char *p = v + 8, *bar, *dflt = strstr(v, ":-");
 		size_t end = dflt ? (size_t)(dflt - v) : n - 1;
@@ -192,6 +193,7 @@ static int host_set_program(lo_rules *r, host *h, const entry *e)
 			var = lo_xstrndup(p, (size_t)(bar - p));
 			prog = cmake_var(r, var);
 			free(var);
+			h->program_tree |= prog != NULL;
 			p = bar + 1;
 		}
 		/* the defaults, `|`-separated as the variables are: the first that is there */
@@ -362,6 +364,19 @@ static int interpret_entry(lo_rules *r, const entry *e, const char *section, con
 	} else if (!strcmp(section, "fail") && !*sub) {
 		if (!strcmp(key, "on"))
 			return parse_fail(r, e);
+	} else if (!strcmp(section, "trust") && !*sub) {
+		/* a tree that could vouch for itself would need no vouching */
+		if (!strcmp(key, "tree") && r->files[e->file].tree)
+			return lo_rules_entry_error(r, e, "only the user's own rule files may vouch "
+						    "for a tree, not the tree's");
+		if (!strcmp(key, "tree") && e->value[0] != '/' && strcmp(e->value, "*"))
+			return lo_rules_entry_error(r, e, "'%s': an absolute path, or *", e->value);
+		if (!strcmp(key, "tree")) {
+			lo_array_grow(&r->trusted.globs, &r->trusted.cap, r->trusted.count + 1,
+				      sizeof(char *));
+			r->trusted.globs[r->trusted.count++] = lo_xstrdup(e->value);
+			return 0;
+		}
 	}
 	if ((!strcmp(section, "host") || !strcmp(section, "rule")) && !*sub)
 		return lo_rules_entry_error(r, e, "unknown key: [%s] needs a name, as [%s \"NAME\"]", section,
@@ -491,6 +506,7 @@ int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const 
 	err = lo_rules_collect_defaults(r);
 	if (!err)
 		err = lo_rules_collect_user(r);
+	r->collecting_tree = true;
 	if (!err && src) {
 		struct stat st;
 
@@ -519,6 +535,7 @@ int lo_rules_load_tree(lo_rules **out, const char *build_dir, const char *const 
 		}
 		free(real);
 	}
+	r->collecting_tree = false;
 	if (!err)
 		err = collect_given(r, files, count);
 	lo_buf_dispose(&path);
@@ -577,6 +594,7 @@ void lo_rules_free(lo_rules *r)
 	}
 	free(r->hosts);
 	lo_glob_list_dispose(&r->ignore);
+	lo_glob_list_dispose(&r->trusted);
 	for (i = 0; i < r->rule_count; i++) {
 		free((char *)r->rules[i].pub.name);
 		free((char *)r->rules[i].pub.reason);
@@ -700,6 +718,29 @@ const char *lo_rules_host_name(const lo_rules_host *h)
 const char *lo_rules_host_program(const lo_rules_host *h)
 {
 	return h->program;
+}
+
+bool lo_rules_host_program_vouched(const lo_rules_host *h, const char *program)
+{
+	return h->program && !h->program_tree && !strcmp(program, h->program);
+}
+
+bool lo_rules_trusts_tree(const lo_rules *r, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < r->trusted.count; i++) {
+		const char *v = r->trusted.globs[i];
+		char *real = strcmp(v, "*") ? realpath(v, NULL) : NULL;
+		size_t n = real ? strlen(real) : 0;
+		bool in = !strcmp(v, "*") ||
+			  (real && !strncmp(dir, real, n) && (dir[n] == '/' || !dir[n] || n == 1));
+
+		free(real);
+		if (in)
+			return true;
+	}
+	return false;
 }
 
 char *lo_rules_host_program_for(const lo_rules_host *h, const char *abs)

@@ -37,6 +37,7 @@ typedef struct src_file {
 	keyline *keys;
 	size_t key_count, key_cap;
 	bool scanned;
+	bool tree; /* a layer of the scanned tree (or included by one): not the user's word */
 } src_file;
 
 typedef struct entry {
@@ -97,6 +98,7 @@ struct lo_rules_host {
 	glob_list beside;  /* programs relative to the object's directory; not globs */
 	char *program;  /* absolute, owned, or NULL (none, or an unset ${cmake:VAR}) */
 	const entry *program_at; /* the entry that set it; borrowed */
+	bool program_tree;       /* the tree named it: a layer of its own, or its CMakeCache.txt */
 	glob_list provides;
 	const entry *first; /* borrowed; for messages */
 };
@@ -137,6 +139,8 @@ struct lo_rules {
 	rule *rules;
 	size_t rule_count, rule_cap;
 	lo_rules_fail fail;
+	glob_list trusted; /* [trust] tree: the trees the user vouches for, `*` for all */
+	bool collecting_tree; /* the layers being read are the tree's (lo_rules_load_tree) */
 
 	char **warnings; /* owned messages: layers the load went on without */
 	size_t warning_count, warning_cap;

@@ -163,6 +163,7 @@ static size_t file_intern(lo_rules *r, const char *path)
 	lo_array_grow(&r->files, &r->file_cap, r->file_count + 1, sizeof(*r->files));
 	memset(&r->files[r->file_count], 0, sizeof(*r->files));
 	r->files[r->file_count].path = lo_xstrdup(path);
+	r->files[r->file_count].tree = r->collecting_tree;
 	return r->file_count++;
 }
 

@@ -529,6 +529,26 @@ static char *common_root(char *const *roots, size_t n)
 	return len ? lo_xstrndup(roots[0], len) : lo_xstrdup("/");
 }
 
+/*
+ * The trees whose programs are not run unless they cannot have changed
+ * them (trust.h): every root with its build and source trees, all vouched
+ * for by --trust-tree or when the user's own rules vouch for each one.
+ */
+static lo_trust *scan_trust(const scan *s)
+{
+	bool vouched = s->opts && s->opts->trust_tree, each = true;
+	lo_trust *t = lo_trust_new(vouched);
+	size_t i;
+
+	for (i = 0; i < s->root_count; i++) {
+		lo_trust_add_tree(t, s->roots[i], s->opts ? s->opts->source : NULL);
+		each &= lo_rules_trusts_tree(s->rules, s->roots[i]);
+	}
+	if (each)
+		lo_trust_vouch(t);
+	return t;
+}
+
 /* Walk root `i` for its items, and read what its build and git say of it. */
 static int gather_root(scan *s, size_t i)
 {
@@ -598,6 +618,7 @@ void lo_scan_free(scan *s)
 		free(s->roots[i]);
 	free(s->roots);
 	lo_hosts_free(s->hosts);
+	lo_trust_free(s->trust);
 	lo_resolver_free(s->resolver);
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
@@ -700,7 +721,9 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	}
 	if ((err = lo_resolver_new(&s->resolver, &ropts)) < 0)
 		goto out;
-	s->hosts = lo_hosts_new(s->resolver, opts ? opts->python : NULL, opts ? opts->host : NULL);
+	s->trust = scan_trust(s);
+	s->hosts = lo_hosts_new(s->resolver, opts ? opts->python : NULL, opts ? opts->host : NULL,
+				s->trust);
 	s->lists = lo_xcalloc(s->jobs, sizeof(item_list));
 	s->res = lo_xcalloc(1, sizeof(*s->res));
 	s->res->root = common_root(s->roots, s->root_count);

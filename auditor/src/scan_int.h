@@ -42,6 +42,7 @@ typedef struct scan {
 	lo_scan_result *res;
 	lo_resolver *resolver;
 	lo_hosts *hosts;
+	lo_trust *trust;       /* what the hosts may run of what the roots name */
 	char **roots;          /* absolute, owned */
 	size_t root_count;
 	unsigned jobs;

@@ -194,7 +194,8 @@ static int ruled_host(scan *s, const lo_rules_host *ruled, const char *prog, con
 	size_t n;
 	const char *const *pre = lo_rules_host_preload(ruled, &n);
 
-	return lo_hosts_for_rule(s->hosts, prog, lo_rules_host_name(ruled), pre, n, host, program);
+	return lo_hosts_for_rule(s->hosts, prog, lo_rules_host_name(ruled),
+				 lo_rules_host_program_vouched(ruled, prog), pre, n, host, program);
 }
 
 /* The default host of the object e at abs: its interpreter, --host, or its own C program. */

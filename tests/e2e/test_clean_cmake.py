@@ -10,6 +10,7 @@ rules, the CMake package and the completion; a project finds it with
 find_package(Leftover); `cpack -G DEB` makes a package holding the same.
 """
 import gzip
+import os
 import re
 import shutil
 from pathlib import Path
@@ -68,6 +69,29 @@ def test_plain_ctest_runs_the_audit_first():
     assert lotest.leftover("restore", build).returncode == 0
     r = ctest(build, "-R", "import-package")
     assert r.returncode == 0 and "audit-stale" in r.stdout, r.stdout
+
+    # a CMakeCache.txt naming a script of the tree's own (issue 51): the audit
+    # runs by itself, and must not run it; the stale module still goes
+    assert lotest.leftover("restore", build).returncode == 0
+    canary = build.parent / "CANARY"
+    evil = build / "evil-python3"
+    evil.write_text('#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' % (canary, lotest.PYTHON))
+    evil.chmod(0o755)
+    cache = build / "CMakeCache.txt"
+    kept, st = cache.read_text(), cache.stat()
+    cache.write_text(re.sub(r"(?m)^Python3_EXECUTABLE:(\w+)=.*$",
+                            lambda m: "Python3_EXECUTABLE:%s=%s" % (m.group(1), evil), kept))
+    # with the time it had: a cache newer than the build withholds staleness
+    os.utime(cache, ns=(st.st_atime_ns, st.st_mtime_ns))
+    try:
+        r = ctest(build, "-R", "audit-stale")
+        assert not canary.exists(), r.stdout
+        # the live module, whose host is not run, is unjudged: that fails the
+        # audit, saying why, until the user vouches for the tree
+        assert r.returncode != 0 and not stale.exists(), r.stdout
+        assert "is not run" in r.stdout and "--trust-tree" in r.stdout, r.stdout
+    finally:
+        cache.write_text(kept)
 
 
 def test_audit_without_clean_fails_and_blocks_the_tests():

@@ -168,5 +168,30 @@ def test_ini_key_several_dirs():
         (d / "pytest.ini").write_text("[pytest]\npythonpath = build/python_packages\n")
 
 
+def test_an_interpreter_planted_in_the_cache_is_not_run():
+    """The audit runs by itself, before the tests: a tree whose
+    CMakeCache.txt names a script of its own (issue 51) does not get it run,
+    and the stale module is still found."""
+    d, build, site = project()
+    canary = d / "CANARY"
+    evil = build / "evil-python3"
+    evil.write_text('#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' % (canary, lotest.PYTHON))
+    evil.chmod(0o755)
+    cache = build / "CMakeCache.txt"
+    kept, st = cache.read_text(), cache.stat()
+    cache.write_text("".join(
+        "Python3_EXECUTABLE:FILEPATH=%s\n" % evil if line.startswith("Python3_EXECUTABLE:")
+        else line for line in kept.splitlines(True)))
+    # with the time it had: a cache newer than the build withholds staleness
+    os.utime(cache, ns=(st.st_atime_ns, st.st_mtime_ns))
+    try:
+        p = pytest(d, site, "--leftover", "build")
+        assert not canary.exists(), p.stdout + p.stderr
+        assert p.returncode == 1 and MODULE in p.stdout, p.stdout + p.stderr
+    finally:
+        cache.write_text(kept)
+        evil.unlink()
+
+
 if __name__ == "__main__":
     lotest.main(globals())

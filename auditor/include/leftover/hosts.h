@@ -5,12 +5,16 @@
  * (--python, the CMakeCache.txt or meson's log of its tree, the version
  * setuptools' build directories name, python3 on PATH), and the program
  * behind a host that is not itself an ELF program: a pyenv, asdf or mise
- * shim, a `#!` wrapper. Such a host is asked once, with one fixed command
- * of its family (python -S: print sys.executable; perl: print $^X; ...),
- * with no input, a time limit and a size limit on the answer. That runs
- * the host program, never an object being judged; the answer is only taken
- * when it names an ELF program. A Python interpreter is asked, the same
- * way, which file names its import takes (EXTENSION_SUFFIXES).
+ * shim, a `#!` wrapper. A pyenv shim is read from pyenv's files (shim.h);
+ * any other such host is asked once, with one fixed command of its family
+ * (python -S: print sys.executable; perl: print $^X; ...), with no input,
+ * a time limit and a size limit on the answer. That runs the host program,
+ * never an object being judged; the answer is only taken when it names an
+ * ELF program. A Python interpreter is asked, the same way, which file
+ * names its import takes (EXTENSION_SUFFIXES). A program a scanned tree
+ * names (its records, its rule files) is run only when trust.h allows; one
+ * the user named (--python, --host, their own rules, python3 on PATH)
+ * always is.
  *
  * A scan keeps its hosts in one lo_hosts: each program set up once, its
  * failure included (a shim that hangs is asked once, not once per file).
@@ -27,6 +31,7 @@
 
 #include "leftover/resolve.h"
 #include "leftover/rules.h"
+#include "leftover/trust.h"
 
 /*
  * lo_rules_host_of's question of an ELF object (`elf`: its const lo_elf *):
@@ -56,6 +61,12 @@ char *lo_hosts_cmake_python(const char *build_dir);
  */
 char *lo_hosts_python_for(const char *given, const char *dir);
 
+/*
+ * Is `program` python3 on PATH? That one is the user's own, whichever
+ * record names it too: it is run as one the user named (trust.h).
+ */
+bool lo_hosts_python_on_path(const char *program);
+
 /* A host program as it really runs. */
 typedef struct lo_hosts_program {
 	char *path;      /* the ELF program that runs; owned */
@@ -73,12 +84,21 @@ typedef struct lo_hosts_program {
  * cannot be opened too: lo_host_new says why); a python one is asked for
  * its suffixes, and stays without them, `unasked` saying why, when the
  * question fails (an interpreter for another machine cannot run here).
- * Any other program is asked which program it is. Returns 0 with *out
- * owned, or a negative code with a message naming `program` when it is a
- * script of no known family, or its answer is late, too long, not an
- * absolute path, or not an ELF program.
+ * A pyenv shim is followed through pyenv's files (shim.h); any other
+ * program is asked which program it is. `trust` NULL: the user named
+ * `program`, which may be run; else a scanned tree named it, and it (or
+ * the program behind its shim) is run only when lo_trust_check allows: an
+ * ELF python that may not is read as the host it is, its suffixes read
+ * from its files (pyconf.h; `how` says so) or, where they do not say,
+ * left unknown (`unasked` says why), and a script that may not is an
+ * error saying so.
+ * Returns 0 with *out owned, or a negative code with a message naming
+ * `program` when it is a script of no known family or not to be run, or
+ * its answer is late, too long, not an absolute path, or not an ELF
+ * program.
  */
-int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family);
+int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char *family,
+			 const lo_trust *trust);
 void lo_hosts_program_free(lo_hosts_program *p);
 
 /*
@@ -92,10 +112,12 @@ int lo_hosts_host_new(lo_host **out, lo_resolver *r, const char *runs,
 
 /*
  * The hosts of one scan, safe to share between its threads. `python` and
- * `host` are --python and --host, or NULL; both borrowed for the lifetime.
+ * `host` are --python and --host, or NULL; `trust` is what a program the
+ * scanned trees name must pass to be run; all borrowed for the lifetime.
  */
 typedef struct lo_hosts lo_hosts;
-lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host);
+lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host,
+		       const lo_trust *trust);
 void lo_hosts_free(lo_hosts *hs);
 
 /*
@@ -112,9 +134,10 @@ int lo_hosts_for_file(lo_hosts *hs, bool python, const char *dir, const lo_targe
 
 /*
  * Likewise for `program`, which the rules' [host "name"] names, having
- * loaded `preload` first (lo_hosts_host_new).
+ * loaded `preload` first (lo_hosts_host_new); `vouched` when the user's
+ * own rules name it (lo_rules_host_program_vouched).
  */
-int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name,
+int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool vouched,
 		      const char *const *preload, size_t preload_count, const lo_host **host,
 		      const lo_hosts_program **program_out);
 

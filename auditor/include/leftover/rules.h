@@ -114,6 +114,23 @@ const char *lo_rules_host_name(const lo_rules_host *host);
 const char *lo_rules_host_program(const lo_rules_host *host);
 
 /*
+ * Is `program` (lo_rules_host_program_for's answer) the user's word: the
+ * host's program as a layer of the user's (the shipped defaults, their own
+ * rules, --rules) wrote it? Not when the tree's own layers set it, nor
+ * when it came from the tree's CMakeCache.txt (${cmake:VAR}), nor for a
+ * `beside` program, which lies in the tree: those are run only as
+ * trust.h allows.
+ */
+bool lo_rules_host_program_vouched(const lo_rules_host *host, const char *program);
+
+/*
+ * Does the user vouch for the tree at `dir` (absolute, real): a
+ * `[trust] tree` of their own layers names it, a directory above it, or
+ * `*`? The tree's own layers may not say so: that is a load error.
+ */
+bool lo_rules_trusts_tree(const lo_rules *rules, const char *dir);
+
+/*
  * The program that loads the object at `abs`: the first of the host's
  * `beside` programs (paths relative to the object's directory: a JDK's own
  * ../bin/java for its lib/ objects) that is an executable file there, else its

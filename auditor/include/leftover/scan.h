@@ -116,6 +116,7 @@ typedef struct lo_scan_opts {
 	const char *sysroot;   /* --sysroot: the root the loader's absolute paths are read
 				  under (sysroot.h), or NULL */
 	const char *hwcaps;    /* --hwcaps: comma-separated glibc-hwcaps levels, or NULL */
+	bool trust_tree;       /* --trust-tree: run what the trees name (trust.h) */
 } lo_scan_opts;
 
 /*
