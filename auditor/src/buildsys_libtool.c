@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "leftover/buf.h"
 #include "buildsys_int.h"
@@ -426,37 +425,28 @@ static void produce_list(const char *name, void *value, void *payload)
 	free(words);
 }
 
-/* The mtime of `path`, in ns; -1 when it cannot be had. */
-static long long mtime_of(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -1;
-	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-}
-
 /*
  * make regenerates a Makefile older than its inputs before anything else
- * (automake's rebuild rules): its lists are not the checkout's yet.
+ * (automake's rebuild rules): its lists are not the checkout's yet, so the
+ * tree's staleness is withheld, by the rule every build system's
+ * regeneration is judged by (lo_bs_check_regen). An input whose directory
+ * variable the Makefile does not set is not one of its inputs.
  */
-static bool mk_fresh(mk *m, const char *abs, long long made)
+static bool mk_fresh(mk *m, const char *abs)
 {
 	static const char *const inputs[][2] = {
 		{ "srcdir", "Makefile.am" }, { "srcdir", "Makefile.in" },
 		{ "top_srcdir", "configure.ac" }, { "top_srcdir", "configure" },
 	};
-	lo_buf p = LO_BUF_INIT;
-	size_t i;
-	bool fresh = true;
+	char *deps[sizeof(inputs) / sizeof(inputs[0])];
+	size_t i, n = 0;
 
-	for (i = 0; fresh && i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+	for (i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		const char *dir = lo_map_get(m->vars, inputs[i][0], NULL);
-		long long t;
+		lo_buf p = LO_BUF_INIT;
 
 		if (!dir)
 			continue;
-		lo_buf_clear(&p);
 		if (*dir == '/')
 			lo_buf_printf(&p, "%s/", dir);
 		else if (strcmp(dir, "."))
@@ -464,17 +454,12 @@ static bool mk_fresh(mk *m, const char *abs, long long made)
 		else
 			lo_buf_printf(&p, "%.*s/", (int)(strrchr(abs, '/') - abs), abs);
 		lo_buf_puts(&p, inputs[i][1]);
-		if ((t = mtime_of(lo_buf_cstr(&p))) > made) {
-			fresh = false;
-			m->bs->withheld = m->t->withheld = true;
-			lo_bs_incomplete(m->bs, m->t, LO_BS_MAKE,
-					 "%sMakefile is older than %s: the build description changed "
-					 "since the tree was built; build first",
-					 m->dir, lo_buf_cstr(&p));
-		}
+		deps[n++] = lo_buf_detach(&p);
 	}
-	lo_buf_dispose(&p);
-	return fresh;
+	lo_bs_check_regen(m->bs, m->t, (const char *const *)deps, n, &abs, 1);
+	while (n)
+		free(deps[--n]);
+	return !m->t->withheld;
 }
 
 /* One Makefile config.status writes, `rel` relative to the tree; true when automake made it. */
@@ -484,7 +469,6 @@ static bool read_makefile(lo_buildsys *bs, lo_bs_tree *t, const char *rel, lo_ma
 	const char *slash = strrchr(rel, '/');
 	mk m = { bs, t, NULL, lo_map_new(), NULL, true, 0 };
 	bool too_long = false, automake = false;
-	long long made;
 	FILE *f;
 
 	lo_buf_printf(&abs, "%s/%s", t->dir, rel);
@@ -493,7 +477,6 @@ static bool read_makefile(lo_buildsys *bs, lo_bs_tree *t, const char *rel, lo_ma
 				 strerror(errno));
 		goto out;
 	}
-	made = mtime_of(lo_buf_cstr(&abs));
 	m.dir = lo_xstrndup(rel, slash ? (size_t)(slash - rel + 1) : 0);
 	lo_buf_printf(&label, "%s (its *_LTLIBRARIES)", rel);
 	m.by = lo_bs_label(t, lo_buf_cstr(&label));
@@ -510,7 +493,7 @@ static bool read_makefile(lo_buildsys *bs, lo_bs_tree *t, const char *rel, lo_ma
 	if (too_long)
 		lo_bs_incomplete(bs, t, LO_BS_MAKE, "%s has a line over %d bytes: not read whole", rel,
 				 LINE_MAX_BYTES);
-	else if (mk_fresh(&m, lo_buf_cstr(&abs), made))
+	else if (mk_fresh(&m, lo_buf_cstr(&abs)))
 		lo_map_foreach(m.vars, produce_list, &m);
 out:
 	lo_map_free(m.vars, free);
