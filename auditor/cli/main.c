@@ -75,7 +75,7 @@ static void usage(FILE *out)
  * trim threshold: 128 KiB, or twice the largest block freed that had a
  * mapping of its own. A scan frees more than 128 KiB after many a
  * candidate, and the pages come back as faults for the next one, dear on
- * these machines (README, Performance): at bench scale 1, 203 trims where
+ * these machines (docs/performance.md): at bench scale 1, 203 trims where
  * 512 KiB leaves 6, and 1.02 times the time. Set here, not left to what a
  * library frees at start (libgit2's reading of the CA bundle, 216 KiB,
  * raised it to 432 KiB).

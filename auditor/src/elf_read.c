@@ -665,7 +665,7 @@ int lo_elf_read_whole(lo_elf *e, int fd)
  * Read the tables into the caller's buffer (lo_elf_open_private): a
  * private object's pages are the buffer's, already there, where a
  * mapping's cost a fault to read and a teardown to let go, both dear
- * under paravirtualised paging (README, Performance). The span is read
+ * under paravirtualised paging (docs/performance.md). The span is read
  * with one pread when it fits (LO_ELF_BUF_MAX); else each section with its
  * own, when they fit one after another. That is the case patchelf makes:
  * it moves the tables it rewrites to the end of the file, and the span

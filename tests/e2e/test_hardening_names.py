@@ -1,6 +1,6 @@
 """Hostile file names (issue 7): non-UTF-8 bytes, newlines, tabs, a leading
 dash. Text output shows each on one line, escaped; JSON gives them back
-losslessly (README: "path" with \\xNN escapes plus "path_hex" for names that
+losslessly (docs/json.md: "path" with \\xNN escapes plus "path_hex" for names that
 are not valid UTF-8; valid UTF-8 names, newlines included, as plain JSON
 strings); and a name that looks like an option is not taken for one.
 """

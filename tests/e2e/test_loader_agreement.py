@@ -124,7 +124,7 @@ def test_leftover_agrees_with_dlopen():
     print("objects: %d (%d in the fixtures, %d in %s)"
           % (len(entries), fixtures, len(entries) - fixtures, SYSTEM_DIR))
     print("agreement: %d/%d" % (counted - len(disagree), counted))
-    # per host, as the README's table gives it
+    # per host, as docs/loader-model.md's table gives it
     by_host = {}
     for (p, f), a in zip(entries, answers):
         if a is None or (f["host_rule"] and not f["host"]):

@@ -3,7 +3,7 @@
  *
  * Text: one line per finding, grouped by file, paths relative to the root,
  * C++ symbols demangled, colour only when asked (the CLI asks on a terminal
- * without NO_COLOR). JSON: one document, the format documented in README.md,
+ * without NO_COLOR). JSON: one document, the format documented in docs/json.md,
  * every candidate once, names escaped losslessly.
  * Does not own: any verdict (verdict.h decides, report only words it), nor
  * the CI formats (report_ci.h).

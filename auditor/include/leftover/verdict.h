@@ -48,7 +48,7 @@ typedef enum lo_tristate { LO_UNKNOWN = -1, LO_FALSE = 0, LO_TRUE = 1 } lo_trist
 /*
  * Why a file has its verdict. The first seven are the loader's problems,
  * in lo_problem_kind's order (resolve.h); each kind has one name, the word
- * in the JSON and every report. README.md says what each means.
+ * in the JSON and every report. docs/json.md says what each means.
  */
 typedef enum lo_reason_kind {
 	LO_REASON_UNDEFINED_SYMBOL,
