@@ -412,8 +412,11 @@ def dlopen(paths, python=None, jobs=1, timeout=10, arch=NATIVE_ARCH, run=None):
 _HOST_LOADS = {
     "perl": ["-MDynaLoader", "-e", "DynaLoader::dl_load_file($ENV{LEFTOVER_PROBE_PATH}, 0) "
              "or die DynaLoader::dl_error(); print 'ok'"],
-    "lua": ["-e", "local f, e = package.loadlib(os.getenv('LEFTOVER_PROBE_PATH'), '*') "
-            "if not f then io.stderr:write(e) os.exit(1) end io.write('ok')"],
+    # '*' (link only) is Lua 5.2's: 5.1 opens the library RTLD_NOW all the
+    # same, then fails to find a function named "*", its third result "init"
+    # where a failed open is "open"
+    "lua": ["-e", "local f, e, w = package.loadlib(os.getenv('LEFTOVER_PROBE_PATH'), '*') "
+            "if not f and w ~= 'init' then io.stderr:write(e) os.exit(1) end io.write('ok')"],
     "node": ["-e", "const m = {exports: {}}; try { process.dlopen(m, "
              "process.env.LEFTOVER_PROBE_PATH, require('os').constants.dlopen.RTLD_NOW); "
              "process.stdout.write('ok') } catch (e) { process.stderr.write(e.message); "
