@@ -19,6 +19,7 @@ import pwd
 import re
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import lotest
@@ -154,6 +155,34 @@ def test_a_recorded_interpreter_in_the_tree_is_not_run():
     assert not [n for n in r.doc["notes"] if "is not run" in n], r.doc["notes"]
 
 
+def test_an_interpreter_in_mesons_records_is_not_run():
+    # meson's log names the Python it configured (test_meson.py); planted
+    # there, a script of the source tree is read as the tree's interpreter,
+    # and like CMakeCache's it is not run
+    import test_meson
+    src, build = test_meson.configured_on_b("trust-meson")
+    canary = src.parent / "canary"
+    planted = canary_python(src / "tools" / "python3", canary)
+    log = build / "meson-logs" / "meson-log.txt"
+    text = log.read_text()
+    found = "Program python3 found: YES (%s)" % test_meson.PYTHON
+    assert found in text, text[-2000:]
+    log.write_text(text.replace(found, "Program python3 found: YES (%s)" % planted))
+    keep = "keep" + test_meson.SUFFIX
+
+    r = lotest.scan(build)
+    assert not canary.exists(), r
+    f = r.file(keep)
+    assert f["verdict"] == "unjudged", f
+    why = [x["detail"] for x in r.reasons(keep, "no-host")]
+    assert len(why) == 1 and str(planted) in why[0] and "is not run" in why[0], why
+    p = lotest.leftover("explain", build / keep)
+    assert not canary.exists() and p.returncode == 2 and "is not run" in p.stderr, p
+
+    r = lotest.scan(build, args=TRUST)
+    assert canary.exists() and r.file(keep)["verdict"] == "ok", r
+
+
 def test_a_host_program_of_the_trees_rules_is_not_run():
     d, src, build, canary = fixture("trust-rules")
     # perl is asked which program it is (print $^X); this one leaves a canary first
@@ -200,11 +229,11 @@ def test_a_program_outside_the_tree_is_run_only_when_no_one_else_can_change_it()
     """Outside the tree, a program is the tree's to choose, not to change:
     it is run when it and every directory above it belong to root or the
     user and no one else may write them. The directory here lies beside
-    leftover's own build (root's), not under /tmp, which everyone may write."""
+    /var/cache (root's, as are / and /var), not under /tmp, which everyone
+    may write, nor beside the build, which may be anywhere (a clone in /tmp)."""
     d, src, build, canary = fixture("trust-owner")
     told = lotest.scan(build, args=("--python", REAL))
-    safe = Path(lotest.LEFTOVER).resolve().parent.parent / "trust-e2e"
-    shutil.rmtree(safe, ignore_errors=True)
+    safe = Path(tempfile.mkdtemp(prefix="leftover-trust-e2e-", dir="/var/cache"))
     try:
         prog = canary_python(safe / "bin" / "python3", canary)
         os.chmod(safe, 0o755)
