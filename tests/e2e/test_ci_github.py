@@ -86,7 +86,7 @@ def test_pretest_under_github_actions():
                                                  "stale": "1", "findings": "2", "moved": "1",
                                                  "left": "1"}, outputs
     stamp = outputs["stamp"]
-    assert (build / ".leftover" / "quarantine" / stamp).is_dir(), stamp
+    assert (build / ".leftover.d" / "quarantine" / stamp).is_dir(), stamp
 
     notes = annotations(r.stdout)
     assert len(notes) == 2, r.stdout

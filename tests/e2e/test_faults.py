@@ -284,7 +284,7 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
         assert "left 'lib/libbroken.so' alone" in r.stderr, (when, r)
         assert "could not be cleaned" in r.stdout and "moved" not in r.stdout, (when, r)
         assert sha256(file) == expect, when
-        assert not list(build.glob(".leftover/quarantine/*/lib/*")), when
+        assert not list(build.glob(".leftover.d/quarantine/*/lib/*")), when
         # a later restore leaves the file as it is
         lotest.leftover("restore", build)
         assert sha256(file) == expect, when
@@ -303,12 +303,12 @@ def test_clean_leaves_alone_a_file_changed_after_the_scan():
 
 def identities(build):
     return {p.relative_to(build).as_posix(): (sha256(p), p.stat().st_mode, p.stat().st_mtime_ns)
-            for p in build.rglob("*.so") if ".leftover" not in p.parts}
+            for p in build.rglob("*.so") if ".leftover.d" not in p.parts}
 
 
 def test_disk_full_at_every_step_of_a_clean():
     """A tmpfs the test mounts, with 0, 1, 2, ... inodes left when the clean
-    starts: it runs out making .leftover, the lock, the quarantine, the set,
+    starts: it runs out making .leftover.d, the lock, the quarantine, the set,
     the manifest, then the directories of the moved files. (test_clean.py
     fails the manifest write with RLIMIT_FSIZE; here the disk is full.)
     Before the manifest is down: exit 2, nothing moved; during the moves:
@@ -351,7 +351,7 @@ def test_disk_full_at_every_step_of_a_clean():
             assert r.returncode in (1, 2), (k, r)
             assert "No space left on device" in r.stderr, (k, r)
             moved = sorted(p.relative_to(p.parents[1]).as_posix()  # STAMP/a/x.so -> a/x.so
-                           for p in build.glob(".leftover/quarantine/*/*/*.so"))
+                           for p in build.glob(".leftover.d/quarantine/*/*/*.so"))
             if r.returncode == 2:
                 assert not moved and identities(build) == want, (k, r)
             else:
@@ -363,13 +363,14 @@ def test_disk_full_at_every_step_of_a_clean():
                 assert q.returncode == 0, (k, q)
             seen.append((k, r.returncode, len(moved)))
             assert identities(build) == want, k
-            shutil.rmtree(build / ".leftover", ignore_errors=True)
+            shutil.rmtree(build / ".leftover.d", ignore_errors=True)
         # out of room before the manifest, before any move, after one, then enough
         steps = [(rc, n) for _, rc, n in seen]
         assert steps[-1] == (0, 2) and (2, 0) in steps and (1, 0) in steps and (1, 1) in steps, seen
 
-        # and out of space, not inodes: the manifest cannot be written
-        shutil.rmtree(build / ".leftover")
+        # and out of space, not inodes: the manifest cannot be written (the
+        # directory and its .gitignore, written by the last clean, stay)
+        shutil.rmtree(build / ".leftover.d" / "quarantine")
         leave_free(50)
         with open(fill / "data", "wb") as big:
             try:
@@ -382,7 +383,7 @@ def test_disk_full_at_every_step_of_a_clean():
         assert r.returncode == 2 and "manifest.json" in r.stderr, r
         assert "No space left on device" in r.stderr, r
         assert identities(build) == want
-        assert not list(build.glob(".leftover/quarantine/*"))
+        assert not list(build.glob(".leftover.d/quarantine/*"))
     finally:
         lotest.run(["umount", "-l", mnt], check=False)
 
@@ -390,7 +391,7 @@ def test_disk_full_at_every_step_of_a_clean():
 # ---- EINTR in clean and restore -------------------------------------------------
 
 def manifest_of(build):
-    (m,) = build.glob(".leftover/quarantine/*/manifest.json")
+    (m,) = build.glob(".leftover.d/quarantine/*/manifest.json")
     return json.loads(m.read_text())
 
 
@@ -402,19 +403,19 @@ def test_eintr_in_clean_and_restore_is_retried():
         ("clean", "on=stat path=*/build/lib/libbroken.so skip=1"),
         ("clean", "on=open path=*/build/lib/libbroken.so skip=1"),
         ("clean", "on=read path=*/build/lib/libbroken.so"),
-        ("clean", "on=open path=*/build/.leftover/quarantine"),
-        ("clean", "on=fsync path=*/build/.leftover/quarantine"),
-        ("clean", "on=open path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
-        ("clean", "on=write path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
-        ("clean", "on=fsync path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
-        ("clean", "on=rename path=*/build/.leftover/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=open path=*/build/.leftover.d/quarantine"),
+        ("clean", "on=fsync path=*/build/.leftover.d/quarantine"),
+        ("clean", "on=open path=*/build/.leftover.d/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=write path=*/build/.leftover.d/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=fsync path=*/build/.leftover.d/quarantine/*/manifest.json.tmp"),
+        ("clean", "on=rename path=*/build/.leftover.d/quarantine/*/manifest.json.tmp"),
         ("clean", "on=rename path=*/build/lib/libbroken.so"),
         ("delete", "on=unlink path=*/build/lib/libbroken.so"),
-        ("restore", "on=readdir path=*/build/.leftover/quarantine"),
-        ("restore", "on=open path=*/build/.leftover/quarantine/*/manifest.json"),
-        ("restore", "on=read path=*/build/.leftover/quarantine/*/manifest.json"),
-        ("restore", "on=stat path=*/build/.leftover/quarantine/*/lib/libbroken.so"),
-        ("restore", "on=rename path=*/build/.leftover/quarantine/*/lib/libbroken.so"),
+        ("restore", "on=readdir path=*/build/.leftover.d/quarantine"),
+        ("restore", "on=open path=*/build/.leftover.d/quarantine/*/manifest.json"),
+        ("restore", "on=read path=*/build/.leftover.d/quarantine/*/manifest.json"),
+        ("restore", "on=stat path=*/build/.leftover.d/quarantine/*/lib/libbroken.so"),
+        ("restore", "on=rename path=*/build/.leftover.d/quarantine/*/lib/libbroken.so"),
     ]
     for i, (what, rule) in enumerate(cases):
         d = lotest.workdir("faults-eintr-clean-%02d" % i)
@@ -444,7 +445,7 @@ def quarantined(d):
     build = tree(d)
     r = lotest.leftover("clean", "--broken", build)
     assert r.returncode == 0, r
-    (copy,) = build.glob(".leftover/quarantine/*/lib/libbroken.so")
+    (copy,) = build.glob(".leftover.d/quarantine/*/lib/libbroken.so")
     return build, copy
 
 
@@ -460,7 +461,7 @@ def test_restore_keeps_a_copy_it_cannot_look_at():
         build, copy = quarantined(d)
         want = sha256(copy)
         shutil.copy2(d / "objs" / "libok.so", build / "lib" / "libbroken.so")  # rebuilt
-        f = Faults(d, "on=stat path=*/.leftover/quarantine/*/lib/libbroken.so do=fail:" + err)
+        f = Faults(d, "on=stat path=*/.leftover.d/quarantine/*/lib/libbroken.so do=fail:" + err)
         r = lotest.leftover("restore", build, env=f.env)
         assert f.fired() == ["stat %s fail" % copy], f.fired()
         assert r.returncode == 1, (err, r)
