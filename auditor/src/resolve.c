@@ -578,6 +578,29 @@ static int host_preload(lo_host *h, const char *path)
 	return 0;
 }
 
+/*
+ * A problem's detail as one line (the paths tried, one a line, joined by
+ * "; "): a host's failure is a sentence of the report, on every file it
+ * leaves unjudged and in a note.
+ */
+static char *one_line(const char *detail)
+{
+	lo_buf b = LO_BUF_INIT;
+	const char *nl;
+
+	lo_buf_puts(&b, "");
+	while ((nl = strchr(detail, '\n'))) {
+		bool heading = nl > detail && nl[-1] == ':'; /* "not found; tried:" */
+
+		lo_buf_add(&b, detail, (size_t)(nl - detail));
+		detail = nl + 1;
+		if (*detail)
+			lo_buf_puts(&b, heading ? " " : "; ");
+	}
+	lo_buf_puts(&b, detail);
+	return lo_buf_detach(&b);
+}
+
 /* Make the host: `program` and its preloads, or a plain C program of `target`. */
 static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo_target *target,
 		    const char *const *preload, size_t preload_count)
@@ -620,8 +643,14 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 		p->main = add_object(p, &o, program, origin, NULL, NONE);
 		free(real);
 		h->name = lo_xstrdup(program);
-		map_closure(p, 0);
-		for (i = 0; i < preload_count; i++)
+		/*
+		 * A program is a host only if it would start: ld.so maps its
+		 * closure, checks its versions, then binds its symbols (all of
+		 * them under LD_BIND_NOW, as every load here is judged).
+		 */
+		if (!map_closure(p, 0) && !check_versions(p))
+			bind_symbols(p, NULL, NULL);
+		for (i = 0; i < preload_count && !p->problem_count; i++)
 			if ((err = host_preload(h, preload[i])) < 0)
 				goto fail;
 	} else {
@@ -644,9 +673,17 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 	}
 	if (p->problem_count) {
 		const lo_problem *pr = &p->problems[0];
+		char *why = one_line(pr->detail);
 
-		err = lo_error_set(LO_ENOTFOUND, "host %s cannot load: %s: %s", h->name,
-				   pr->library, pr->detail);
+		/* In ld.so's words: the file the need names (or that has it), then why. */
+		err = lo_error_set(LO_ENOTFOUND, "host %s cannot %s: %s: %s", h->name,
+				   pr->kind == LO_PROBLEM_MISSING_LIBRARY ||
+						   pr->kind == LO_PROBLEM_BAD_LIBRARY
+					   ? "load"
+					   : "start",
+				   pr->kind == LO_PROBLEM_UNDEFINED_SYMBOL ? pr->object : pr->library,
+				   why);
+		free(why);
 		goto fail;
 	}
 	p->first_new = p->count;

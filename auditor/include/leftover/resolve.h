@@ -145,8 +145,9 @@ void lo_resolver_end(lo_resolver_worker *w);
  * class and machine say which target's loader runs it (target.h); NULL
  * stands for a plain C program of the machine leftover runs on, whose
  * global scope is libc's closure. Fails with a message when the program
- * cannot be read, is for a target not modelled, or its own libraries are
- * not found.
+ * cannot be read, is for a target not modelled, or would not start: its
+ * own libraries not found, a version they lack, a symbol none defines (all
+ * bound at start, as under LD_BIND_NOW), the first as ld.so would say it.
  */
 int lo_host_new(lo_host **out, lo_resolver *r, const char *program);
 
