@@ -61,8 +61,15 @@ static void print_objects(const lo_load *load)
 		const lo_trace_object *o = lo_load_object_at(load, i);
 		char *name;
 
-		if (o->depth == 0)
+		if (o->depth == 0) {
+			/* an object the host already has: dlopen maps nothing, it returns that one */
+			if (o->via == LO_VIA_ALREADY && o->path) {
+				name = lo_report_quote_path(o->path);
+				printf("  %s (already loaded)\n", name);
+				free(name);
+			}
 			continue;
+		}
 		name = lo_report_quote_path(o->name);
 		printf("%*s%s => ", (int)(2 * o->depth), "", name);
 		free(name);

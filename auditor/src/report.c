@@ -274,8 +274,8 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 			fprintf(out, "note: %s\n", res->notes[i]);
 		for (i = 0; (flags & LO_REPORT_VERBOSE) && i < res->detail_count; i++)
 			fprintf(out, "note: %s\n", res->details[i]);
-		fprintf(out, "%zu files: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped",
-			sm->files, sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
+		fprintf(out, "%zu file%s: %zu ok, %zu broken, %zu stale, %zu unreadable, %zu skipped",
+			sm->files, sm->files == 1 ? "" : "s", sm->by_verdict[LO_VERDICT_OK], sm->by_verdict[LO_VERDICT_BROKEN],
 			sm->by_verdict[LO_VERDICT_STALE], sm->by_verdict[LO_VERDICT_UNREADABLE],
 			sm->by_verdict[LO_VERDICT_SKIPPED]);
 		if (sm->by_verdict[LO_VERDICT_UNJUDGED])

@@ -77,5 +77,51 @@ def test_clean_tree_prints_nothing():
     assert p.returncode == 0 and p.stdout == "" and p.stderr == "", p
 
 
+def host_tree():
+    """exe needs libl.so beside it (RUNPATH $ORIGIN); plugins/ has one plain library."""
+    d = lotest.workdir("text-host")
+    lotest.cc(d / "libl.so", "int l(void) { return 0; }\n")
+    lotest.cc(d / "exe", "int l(void);\nint main(void) { return l(); }\n",
+              "-L", d, "-ll", "-Wl,-rpath,$ORIGIN", shared=False)
+    lotest.cc(d / "plugins" / "libplugin.so", "int plugin(void) { return 1; }\n")
+    return d
+
+
+def test_host_that_cannot_load_is_one_line_each():
+    d = host_tree()
+    (d / "libl.so").rename(d / "libl.so.gone")
+    p = lotest.leftover("scan", "--host", d / "exe", d / "plugins")
+    assert p.returncode == 1, p
+    lines = p.stdout.splitlines()
+    # the reason and the note each whole on their line, the paths tried among them
+    assert "\\n" not in p.stdout, p.stdout
+    (reason,) = [x for x in lines if x.startswith("    no-host: ")]
+    assert "libl.so: not found; tried: " + str(d / "libl.so") in reason, reason
+    assert reason.endswith("(the program named with --host)"), reason
+    (note,) = [x for x in lines if x.startswith("note: ")]
+    assert note.endswith("(the program named with --host); the files it would load are unjudged"), note
+    assert lines == ["libplugin.so: unjudged (shared-library)", reason, note,
+                     "1 file: 0 ok, 0 broken, 0 stale, 0 unreadable, 0 skipped, "
+                     "1 unjudged (host not usable)"], lines
+
+
+def test_summary_counts_in_plural_past_one():
+    d = host_tree()
+    p = lotest.leftover("scan", "--verbose", "--host", d / "exe", d)
+    assert p.returncode == 0, p
+    assert p.stdout.splitlines()[-1] == "2 files: 2 ok, 0 broken, 0 stale, 0 unreadable, 0 skipped", \
+        p.stdout
+
+
+def test_explain_of_a_library_the_host_already_loaded():
+    # dlopen of the host's own libl.so maps nothing: the loader returns the one it has
+    d = host_tree()
+    p = lotest.leftover("explain", "--verbose", "--host", d / "exe", d / "libl.so")
+    assert p.returncode == 0, p
+    lines = p.stdout.splitlines()
+    at = lines.index("libraries:")
+    assert lines[at + 1] == "  %s (already loaded)" % (d / "libl.so"), p.stdout
+
+
 if __name__ == "__main__":
     lotest.main(globals())
