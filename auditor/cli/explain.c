@@ -334,6 +334,29 @@ out:
 	return rc;
 }
 
+/*
+ * `path` as the loader opens it, absolute: its directory with symlinks
+ * resolved, its last name kept, so that a symlink is explained at its own
+ * location (dlopen expands $ORIGIN from the directory of the path opened,
+ * without resolving the link). NULL, errno set, when nothing is there.
+ */
+static char *opened_path(const char *path)
+{
+	char *real = realpath(path, NULL), *dir, *out = NULL;
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+
+	if (!real || !*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return real;
+	dir = slash ? lo_xstrndup(path, (size_t)(slash - path)) : lo_xstrdup(".");
+	free(real);
+	real = realpath(*dir ? dir : "/", NULL);
+	if (real && asprintf(&out, "%s/%s", strcmp(real, "/") ? real : "", base) < 0)
+		out = NULL;
+	free(real);
+	free(dir);
+	return out;
+}
+
 int lo_cmd_explain(int argc, char **argv)
 {
 	lo_cli_opts o;
@@ -352,7 +375,7 @@ int lo_cmd_explain(int argc, char **argv)
 	if (lo_cli_opts_operands(&o, argc, argv, 1, 2, 0) < 0)
 		goto out;
 	/* a path, or the error message a path (or a needed library) is in */
-	if (!(abs = realpath(argv[optind], NULL))) {
+	if (!(abs = opened_path(argv[optind]))) {
 		int why = errno;
 
 		/*
@@ -365,7 +388,7 @@ int lo_cmd_explain(int argc, char **argv)
 			goto out;
 		}
 		if (!(named = lo_explain_message_path(argv[optind], &symbol)) ||
-		    !(abs = realpath(named, NULL))) {
+		    !(abs = opened_path(named))) {
 			if (strchr(argv[optind], ' ') || strchr(argv[optind], ':'))
 				lo_cli_error("explain: the message names no file that exists here: "
 					     "'%s'", argv[optind]);

@@ -256,6 +256,37 @@ static void collect_files(scan *s)
 	}
 	res->file_count = n;
 }
+/*
+ * A symlink judged at its own location (scan_judge.c) whose target, a file
+ * of the report too, has another outcome: a note says so, since the
+ * difference is the loader's $ORIGIN (from the directory of the path
+ * opened, the link not resolved), which neither line shows.
+ */
+static void note_links(scan *s)
+{
+	lo_scan_result *res = s->res;
+	size_t i, rlen = strlen(res->root);
+
+	for (i = 0; i < res->file_count; i++) {
+		const lo_file *f = &res->files[i], *t;
+		lo_file key = { 0 };
+		char *line = NULL;
+
+		if (!f->target || strncmp(f->target, res->root, rlen) || f->target[rlen] != '/')
+			continue;
+		key.path = f->target + rlen + 1;
+		t = bsearch(&key, res->files, res->file_count, sizeof(lo_file), cmp_file);
+		if (!t || t->loads == f->loads || f->loads == LO_UNKNOWN || t->loads == LO_UNKNOWN)
+			continue;
+		if (asprintf(&line, "%s/%s, a link to %s, %s where it is, while its target %s: "
+			     "the loader expands $ORIGIN from the directory of the path it opens",
+			     res->root, f->path, f->target,
+			     f->loads == LO_TRUE ? "loads" : "does not load",
+			     t->loads == LO_TRUE ? "loads" : "does not") >= 0)
+			add_note(res, line);
+	}
+}
+
 static size_t depth_of(const char *path)
 {
 	size_t n = 0;
@@ -752,6 +783,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	lo_resolver_release(s->resolver);
 	lo_hosts_settle(s->hosts);
 	collect_files(s);
+	note_links(s);
 	merge_hard_links(s);
 	take_host_notes(s);
 	add_rule_reasons(s);

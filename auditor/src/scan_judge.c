@@ -10,8 +10,11 @@
  * resolver and the hosts lock inside.
  *
  * A symlink is reported by its target when the target is a file inside a
- * scanned root (once, however many links point at it), and by its own path
- * when the target is outside, dangling or part of a loop.
+ * scanned root in the link's own directory (once, however many links point
+ * at it: libx.so -> libx.so.1), and by its own path, judged there, when
+ * the target is in another directory or outside, dangling or part of a
+ * loop: the loader expands $ORIGIN from the path it opened, without
+ * resolving the link.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -321,11 +324,26 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	return 0;
 }
 
+/* Is the link at `abs` in the directory of `target` (symlinks resolved), where $ORIGIN is the same? */
+static bool beside_target(const char *abs, const char *target)
+{
+	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	char *real = realpath(*dir ? dir : "/", NULL);
+	size_t n = real && strcmp(real, "/") ? strlen(real) : 0;
+	bool same = real && !strncmp(target, real, n) && target[n] == '/' &&
+		    !strchr(target + n + 1, '/');
+
+	free(real);
+	free(dir);
+	return same;
+}
+
 static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
 {
 	char *target = realpath(it->abs, NULL);
 	struct stat st;
 	lo_file *f;
+	bool by_target;
 	int err;
 
 	if (!target) {
@@ -345,7 +363,8 @@ static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
 						: "the link points to nothing");
 		return 0;
 	}
-	if (under_roots(s, target)) {
+	by_target = under_roots(s, target) && beside_target(it->abs, target);
+	if (by_target) {
 		/* reported by its target; duplicates are dropped after sorting */
 		f = new_file(s, slot, target);
 	} else {
@@ -358,7 +377,7 @@ static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
 		free(target);
 		return 0;
 	}
-	err = judge_elf(s, f, under_roots(s, target) ? target : it->abs, own);
+	err = judge_elf(s, f, by_target ? target : it->abs, own);
 	free(target);
 	return err;
 }

@@ -83,5 +83,48 @@ def test_host_needs_a_library_that_is_gone():
     assert_host_unusable(d, d / "exe_l", "libl.so")
 
 
+def so_paths(root):
+    """Every path under root the loader could be asked to open: objects and links to them."""
+    return sorted(p for p in root.rglob("*.so") if p.is_file())
+
+
+def assert_agrees_from(root, start):
+    """A scan from `start` reports each object path under it, links included,
+    with the outcome dlopen() has for that path in a child; explain agrees."""
+    r = lotest.scan(start)
+    assert r.rc in (0, 1), r
+    paths = [p for p in so_paths(root) if start in p.parents]
+    truth = lotest.dlopen(paths)
+    for p, answer in zip(paths, truth):
+        f = r.file(p.relative_to(start))
+        assert f["loads"] is (answer == "ok"), (p, answer, f)
+        e = lotest.leftover("explain", p)
+        assert e.returncode == (0 if answer == "ok" else 1), (p, answer, e.stdout)
+    return r
+
+
+def test_origin_is_the_links_directory_not_its_targets():
+    # b/libg.so -> ../a/libg.so, whose RUNPATH is $ORIGIN: libf.so is only in
+    # a/, and opened as b/libg.so, $ORIGIN is b/.
+    d = lotest.workdir("origin-link")
+    lotest.cc(d / "a" / "libf.so", "int f(void) { return 0; }\n")
+    lotest.cc(d / "a" / "libg.so", "int f(void);\nint g(void) { return f(); }\n",
+              "-L", d / "a", "-lf", "-Wl,-rpath,$ORIGIN")
+    (d / "b").mkdir()
+    (d / "b" / "libg.so").symlink_to("../a/libg.so")
+    # a link beside its target is that file again: reported once, by the target
+    (d / "a" / "libf.so.1").symlink_to("libf.so")
+    assert lotest.dlopen([d / "b" / "libg.so"])[0].startswith("error libf.so: cannot open")
+    r = assert_agrees_from(d, d)
+    assert r.file("b/libg.so")["target"] == str(d / "a" / "libg.so"), r
+    assert [x["library"] for x in r.reasons("b/libg.so", "missing-library")] == ["libf.so"], r
+    assert "a/libf.so.1" not in r.files, r
+    (note,) = [n for n in r.doc["notes"] if "a link to" in n]
+    assert note.startswith("%s/b/libg.so, a link to %s/a/libg.so, does not load" % (d, d)), note
+    # from b/ alone, the same answer
+    r = assert_agrees_from(d, d / "b")
+    assert r.file("libg.so")["verdict"] == "broken", r
+
+
 if __name__ == "__main__":
     lotest.main(globals())
