@@ -4,6 +4,7 @@
  * explain.h (verdict, unmet needs, records, history); with --verbose each
  * step, like `ldd -r -v` and `libtree` together, then the same records.
  */
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -250,6 +251,18 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 		goto out;
 	}
 	kind = lo_scan_kind_of(e, abs);
+	/* a program is not loaded by another: the question is whether it would start */
+	if (lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)) {
+		lo_load_start(&load, r, abs, LO_LOAD_TRACE);
+		if (verbose) {
+			printf("%s\n  kind: program\n", abs);
+			print_objects(load);
+			print_symbols(load, abs);
+		}
+		lo_explain_records(&records, abs, lo_load_ok(load));
+		lo_explain_write_summary(&summary, abs, kind, NULL, load, records, named);
+		goto written;
+	}
 	/* the rules of the file's own tree: they may name the program that loads it */
 	if ((!o->rules && lo_cli_opts_load_rules(o, dir) < 0) ||
 	    host_program(&program, o, abs, e, kind, verbose) < 0)
@@ -269,6 +282,7 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 	}
 	lo_explain_records(&records, abs, lo_load_ok(load));
 	lo_explain_write_summary(&summary, abs, kind, lo_host_name(host), load, records, named);
+written:
 	fputs(lo_buf_cstr(&summary), stdout);
 	rc = lo_load_ok(load) && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN
 									  : LO_EXIT_FINDINGS;

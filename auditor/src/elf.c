@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,49 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 fail:
 	close(fd);
 	lo_elf_free(e);
+	return err;
+}
+
+int lo_elf_read_interp(const char *path, char **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	GElf_Phdr ph;
+	size_t i, n = 0;
+	struct stat st;
+	int err = 0;
+
+	*out = NULL;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", path);
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) < 0)
+		n = 0;
+	for (i = 0; i < n && !*out && !err; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		/* untrusted: inside the file, and a path's length at most */
+		if (ph.p_offset > (uint64_t)st.st_size || ph.p_filesz > (uint64_t)st.st_size - ph.p_offset ||
+		    ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) {
+			err = lo_error_set(LO_EINVALID, "cannot read '%s': its interpreter's name lies "
+					   "outside the file", path);
+			break;
+		}
+		*out = lo_xcalloc(1, ph.p_filesz + 1);
+		if (pread(fd, *out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
+			err = lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", path);
+			free(*out);
+			*out = NULL;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
 	return err;
 }
 

@@ -353,7 +353,10 @@ static void write_searched(lo_buf *out, const char *host, const lo_load *load)
 {
 	size_t i, shown = 0, total = 0;
 
-	lo_buf_printf(out, "  searched: %s and the libraries it had loaded, then:\n", host);
+	if (host)
+		lo_buf_printf(out, "  searched: %s and the libraries it had loaded, then:\n", host);
+	else
+		lo_buf_puts(out, "  searched, from the program:\n");
 	for (i = 0; i < lo_load_object_count(load); i++) {
 		const lo_trace_object *o = lo_load_object_at(load, i);
 		size_t tried = 0;
@@ -383,11 +386,13 @@ static void write_load(lo_buf *out, const char *host, const lo_load *load, const
 {
 	size_t i, n = lo_load_problem_count(load);
 
+	const char *verb = host ? "load" : "start";
+
 	if (lo_load_ok(load)) {
-		lo_buf_puts(out, "result: would load\n");
+		lo_buf_printf(out, "result: would %s\n", verb);
 		return;
 	}
-	lo_buf_puts(out, "result: would not load\n");
+	lo_buf_printf(out, "result: would not %s\n", verb);
 	for (i = 0; i < n && i < LO_EXPLAIN_LIST_MAX; i++)
 		write_need(out, lo_load_problem_at(load, i), named);
 	write_more(out, n, "unmet needs");
@@ -458,15 +463,18 @@ void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const 
 	const char *dir = x && x->build_dir ? x->build_dir : NULL;
 
 	lo_buf_printf(out, "%s\n", abs);
-	lo_buf_printf(out, "verdict: %s: it would %sload, and %s\n",
+	lo_buf_printf(out, "verdict: %s: it would %s%s, and %s\n",
 		      orphan == 1 ? "stale" : !loads ? "broken" : suspected ? "possibly stale" : "ok",
-		      loads ? "" : "not ",
+		      loads ? "" : "not ", host ? "load" : "start",
 		      orphan == 1   ? "the current build no longer produces it"
 		      : orphan == 0 ? "the current build still produces it"
 		      : suspected   ? "the tree and git suggest the current build no longer "
 				      "produces it (no build record says)"
 				    : "no build record says whether the current build produces it");
-	lo_buf_printf(out, "  kind: %s\n  host: %s\n", lo_kind_str(kind), host);
+	if (host)
+		lo_buf_printf(out, "  kind: %s\n  host: %s\n", lo_kind_str(kind), host);
+	else
+		lo_buf_puts(out, "  kind: program, started as ld.so starts it (every symbol bound)\n");
 	write_load(out, host, load, named);
 	if (x) {
 		write_records(out, x);

@@ -601,6 +601,26 @@ static char *one_line(const char *detail)
 	return lo_buf_detach(&b);
 }
 
+/*
+ * The start of `program` (read as o, of p's target) as ld.so makes it:
+ * map its closure, check its versions, then bind its symbols (all of them,
+ * as under LD_BIND_NOW, as every load here is judged). The problems say
+ * whether it would start.
+ */
+static void play_start(proc *p, const got *o, const char *program)
+{
+	/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
+	char *real = realpath(program, NULL);
+	const char *origin = lo_resolve_keep_dirname(p, real ? real : program);
+
+	p->dirs = lo_resolver_dirs(p->r, p->target);
+	p->main = add_object(p, o, program, origin, NULL, NONE);
+	free(real);
+	trace_object(p, program, program, NONE, LO_VIA_CANDIDATE, NULL, NULL, 0);
+	if (!map_closure(p, 0) && !check_versions(p))
+		bind_symbols(p, NULL, NULL);
+}
+
 /* Make the host: `program` and its preloads, or a plain C program of `target`. */
 static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo_target *target,
 		    const char *const *preload, size_t preload_count)
@@ -617,8 +637,6 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 	p->target = target;
 	if (program) {
 		got o = lo_resolver_open(r, program, LO_USE_HOST);
-		char *real;
-		const char *origin;
 
 		if (!o.elf) {
 			err = lo_error_set(o.err, "cannot use host program: %s%s",
@@ -636,20 +654,9 @@ static int host_new(lo_host **out, lo_resolver *r, const char *program, const lo
 					   lo_elf_machine(o.elf), lo_resolve_class_name(o.elf));
 			goto fail;
 		}
-		p->dirs = lo_resolver_dirs(r, p->target);
-		/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
-		real = realpath(program, NULL);
-		origin = lo_resolve_keep_dirname(p, real ? real : program);
-		p->main = add_object(p, &o, program, origin, NULL, NONE);
-		free(real);
 		h->name = lo_xstrdup(program);
-		/*
-		 * A program is a host only if it would start: ld.so maps its
-		 * closure, checks its versions, then binds its symbols (all of
-		 * them under LD_BIND_NOW, as every load here is judged).
-		 */
-		if (!map_closure(p, 0) && !check_versions(p))
-			bind_symbols(p, NULL, NULL);
+		/* A program is a host only if it would start. */
+		play_start(p, &o, program);
 		for (i = 0; i < preload_count && !p->problem_count; i++)
 			if ((err = host_preload(h, preload[i])) < 0)
 				goto fail;
@@ -799,6 +806,46 @@ int lo_load_simulate_own(lo_load **out, lo_resolver *r, const lo_host *host, con
 	if (!map_closure(p, p->first_new) && !check_versions(p))
 		bind_symbols(p, filter, filter_payload);
 	lo_resolver_keep_bounded(r, p->objs + p->first_new, p->count - p->first_new);
+	return 0;
+}
+
+int lo_load_start(lo_load **out, lo_resolver *r, const char *program, unsigned flags)
+{
+	lo_load *l = lo_xcalloc(1, sizeof(*l));
+	proc *p = &l->p;
+	got o = lo_resolver_open(r, program, LO_USE_LIBRARY);
+	char *interp = NULL;
+
+	p->r = r;
+	p->use = LO_USE_LIBRARY;
+	p->trace = (flags & LO_LOAD_TRACE) != 0;
+	p->main = NONE;
+	*out = l;
+	if (!o.elf) {
+		add_problem(p, LO_PROBLEM_UNREADABLE, lo_resolve_keep_dup(p, program), NULL, NULL,
+			    NULL, lo_xstrdup(lo_resolver_why(&o, program)));
+		return 0;
+	}
+	l->elf = o.elf;
+	if (!(p->target = lo_target_of(o.elf)) || !lo_elf_has_tables(o.elf)) {
+		add_problem(p, LO_PROBLEM_WRONG_CLASS, lo_resolve_keep_dup(p, program), NULL, NULL,
+			    NULL, lo_resolve_fmt("ELF machine %d (%s): a program whose loader "
+						 "leftover does not model", lo_elf_machine(o.elf),
+						 lo_resolve_class_name(o.elf)));
+		return 0;
+	}
+	/* the kernel maps the interpreter first: without it nothing starts */
+	if (lo_elf_read_interp(program, &interp) == 0 && interp &&
+	    !lo_resolver_has_file(r, interp)) {
+		const char *name = lo_resolve_keep(p, interp);
+
+		add_problem(p, LO_PROBLEM_MISSING_LIBRARY, lo_resolve_keep_dup(p, program), NULL,
+			    NULL, name, lo_resolve_fmt("its interpreter %s is not there: the kernel "
+							"refuses to start it", name));
+		return 0;
+	}
+	free(interp);
+	play_start(p, &o, program);
 	return 0;
 }
 

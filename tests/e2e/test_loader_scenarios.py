@@ -26,7 +26,10 @@ def assert_host_unusable(d, exe, why):
     assert f["loads"] is None and f["verdict"] == "unjudged", f
     (reason,) = r.reasons("libplugin.so", "no-host")
     assert why in reason["detail"] and str(exe) in reason["detail"], reason
-    return r
+    # explain of the program itself judges its start, and names what stops it
+    e = lotest.leftover("explain", exe)
+    assert e.returncode == 1 and "result: would not start\n" in e.stdout, e.stdout
+    return r, e.stdout
 
 
 def assert_host_usable(d, exe):
@@ -35,6 +38,8 @@ def assert_host_usable(d, exe):
     r = lotest.scan(d / "plugins", args=["--host", exe])
     assert r.rc == 0, r
     assert r.file("libplugin.so")["verdict"] == "ok", r
+    e = lotest.leftover("explain", exe)
+    assert e.returncode == 0 and "verdict: ok: it would start" in e.stdout, e.stdout
 
 
 def test_host_needs_a_symbol_version_its_library_lost():
@@ -52,8 +57,9 @@ def test_host_needs_a_symbol_version_its_library_lost():
     assert_host_usable(d, d / "exe_v2")
     lotest.cc(d / "libv.so", "int v1(void) { return 1; }\n",
               "-Wl,--version-script=" + str(d / "one.map"))
-    r = assert_host_unusable(d, d / "exe_v2", "version `VER_2' not found")
+    r, why = assert_host_unusable(d, d / "exe_v2", "version `VER_2' not found")
     assert str(d / "libv.so") in r.reasons("libplugin.so", "no-host")[0]["detail"], r
+    assert "  version VER_2 of %s not found, needed by exe_v2\n" % (d / "libv.so") in why, why
     assert_host_usable(d, d / "exe_v1")
 
 
@@ -68,7 +74,8 @@ def test_host_needs_a_symbol_its_library_lost():
     lotest.cc(d / "plugins" / "libplugin.so", PLUGIN)
     assert_host_usable(d, d / "exe_s")
     lotest.cc(d / "libs.so", "int kept(void) { return 0; }\n")
-    assert_host_unusable(d, d / "exe_s", "undefined symbol: gone")
+    _, why = assert_host_unusable(d, d / "exe_s", "undefined symbol: gone")
+    assert "  undefined symbol gone, needed by exe_s\n" in why, why
 
 
 def test_host_needs_a_library_that_is_gone():
@@ -80,7 +87,24 @@ def test_host_needs_a_library_that_is_gone():
     lotest.cc(d / "plugins" / "libplugin.so", PLUGIN)
     assert_host_usable(d, d / "exe_l")
     (d / "libl.so").unlink()
-    assert_host_unusable(d, d / "exe_l", "libl.so")
+    _, why = assert_host_unusable(d, d / "exe_l", "libl.so")
+    assert "  library libl.so not found, needed by exe_l\n" in why, why
+
+
+def test_program_whose_interpreter_is_not_there():
+    # the kernel maps PT_INTERP before anything: a program naming a loader
+    # that is not installed does not start at all
+    d = lotest.workdir("interp")
+    exe = lotest.cc(d / "exe_i", "int main(void) { return 0; }\n",
+                    "-Wl,--dynamic-linker=/nonexistent/ld-linux.so.2", shared=False)
+    try:
+        started = lotest.run([exe], check=False).returncode == 0
+    except OSError:
+        started = False
+    assert not started
+    e = lotest.leftover("explain", exe)
+    assert e.returncode == 1, e.stdout
+    assert "  library /nonexistent/ld-linux.so.2 not found, needed by exe_i\n" in e.stdout, e.stdout
 
 
 def so_paths(root):

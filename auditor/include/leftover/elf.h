@@ -66,6 +66,15 @@ struct stat;
 int lo_elf_open_fd(lo_elf **out, int fd, const struct stat *st, const char *name);
 
 /*
+ * The interpreter a program at `path` names (PT_INTERP: "/lib64/ld-linux-
+ * x86-64.so.2"), owned in *out, or *out NULL when it names none. Read
+ * apart from lo_elf_open, which candidates go through by the thousand and
+ * which never needs it. Returns 0, or a negative code with a message when
+ * the file cannot be read or its entry lies outside it.
+ */
+int lo_elf_read_interp(const char *path, char **out);
+
+/*
  * A buffer for objects read one after another and never shared
  * (lo_elf_open_private), kept by its one user: LO_ELF_BUF_MAX bytes once
  * first used. Zeroed is empty.

@@ -83,7 +83,9 @@ void lo_explain_free(lo_explain *x);
  * who was searched, whether the build still produces it and on what
  * evidence, the rule's sentence, the commit and files that dropped it, and
  * the command that moves it aside. `named`, the symbol or the library the
- * user's message names, is marked where the summary names it. At most
+ * user's message names, is marked where the summary names it. `host`
+ * NULL: `load` is the start of the program `abs` (resolve.h's
+ * lo_load_start), and the summary says whether it would start. At most
  * about 35 lines.
  */
 void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,

@@ -258,6 +258,14 @@ int lo_load_simulate(lo_load **out, lo_resolver *r, const lo_host *host, const c
 int lo_load_simulate_own(lo_load **out, lo_resolver *r, const lo_host *host, const char *path,
 			 const lo_elf *own, unsigned flags, lo_symbol_filter filter,
 			 void *filter_payload);
+/*
+ * Play the start of `program`, an ELF executable, as the kernel and ld.so
+ * start it: its interpreter (PT_INTERP) there, its libraries mapped, their
+ * versions checked, every symbol bound (as under LD_BIND_NOW). The load's
+ * problems say whether it would start; its trace (with LO_LOAD_TRACE)
+ * lists the program itself first. Returns 0 with *out set.
+ */
+int lo_load_start(lo_load **out, lo_resolver *r, const char *program, unsigned flags);
 void lo_load_free(lo_load *l);
 
 bool lo_load_ok(const lo_load *l);
