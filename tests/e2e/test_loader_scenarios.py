@@ -1,9 +1,13 @@
 """The loader's features, one scenario each, against the real loader.
 
 Each test builds a small tree of objects with lotest.cc, the shape of one
-thing ld.so does (symbol versions, symbols bound at start, $ORIGIN), and
-holds leftover's answer against what glibc does with the same files: a
-program run, or dlopen() in a forked child (lotest.dlopen).
+thing ld.so does (the shapes of libtree's test suite, written afresh): a
+host program's start (its libraries, symbol versions and symbols bound at
+start, its interpreter), $ORIGIN from a symlink's own directory, DT_RPATH
+inherited down the chain where DT_RUNPATH is not, RPATH directories in
+order, -z nodefaultlib. leftover's answer is held against what glibc does
+with the same files: the program run (LD_BIND_NOW=1), or dlopen() of every
+object path in a forked child (lotest.dlopen), with `explain` agreeing.
 """
 import lotest
 
@@ -148,6 +152,49 @@ def test_origin_is_the_links_directory_not_its_targets():
     # from b/ alone, the same answer
     r = assert_agrees_from(d, d / "b")
     assert r.file("libg.so")["verdict"] == "broken", r
+
+
+def test_rpath_is_inherited_down_the_chain_runpath_is_not():
+    # top needs mid, mid needs deep; only top names where deep is. As DT_RPATH
+    # that serves mid's search too; as DT_RUNPATH only top's own.
+    d = lotest.workdir("inherit")
+    for tags, sub in (("--disable-new-dtags", "rpath"), ("--enable-new-dtags", "runpath")):
+        t = d / sub
+        lotest.cc(t / "deep" / "libdeep.so", "int deep(void) { return 0; }\n")
+        lotest.cc(t / "mid" / "libmid.so", "int deep(void);\nint mid(void) { return deep(); }\n",
+                  "-L", t / "deep", "-ldeep")
+        lotest.cc(t / "libtop.so", "int mid(void);\nint top(void) { return mid(); }\n",
+                  "-L", t / "mid", "-lmid", "-Wl,-rpath-link," + str(t / "deep"),
+                  "-Wl," + tags + ",-rpath,$ORIGIN/mid:$ORIGIN/deep")
+    r = assert_agrees_from(d, d)
+    assert r.file("rpath/libtop.so")["verdict"] == "ok", r
+    assert [x["library"] for x in r.reasons("runpath/libtop.so", "missing-library")] == \
+        ["libdeep.so"], r
+
+
+def test_rpath_directories_in_their_order():
+    # x/ and y/ both hold libo.so; y's lacks o2. The first directory wins.
+    d = lotest.workdir("order")
+    lotest.cc(d / "x" / "libo.so", "int o1(void) { return 1; }\nint o2(void) { return 2; }\n")
+    lotest.cc(d / "y" / "libo.so", "int o1(void) { return 1; }\n")
+    for name, dirs in (("libxy.so", "$ORIGIN/x:$ORIGIN/y"), ("libyx.so", "$ORIGIN/y:$ORIGIN/x")):
+        lotest.cc(d / name, "int o2(void);\nint use(void) { return o2(); }\n",
+                  "-L", d / "x", "-lo", "-Wl,--disable-new-dtags,-rpath," + dirs)
+    r = assert_agrees_from(d, d)
+    assert r.file("libxy.so")["verdict"] == "ok", r
+    assert [x["symbol"] for x in r.reasons("libyx.so", "undefined-symbol")] == ["o2"], r
+
+
+def test_nodefaultlib_skips_the_cache_and_default_directories():
+    # libm is found by ld.so.cache and the default directories, which
+    # -z nodefaultlib forbids
+    d = lotest.workdir("nodeflib")
+    src = "double cos(double);\ndouble f(double x) { return cos(x); }\n"
+    lotest.cc(d / "libplain.so", src, "-Wl,--no-as-needed", "-lm")
+    lotest.cc(d / "libnodef.so", src, "-Wl,--no-as-needed", "-lm", "-Wl,-z,nodefaultlib")
+    r = assert_agrees_from(d, d)
+    assert r.file("libplain.so")["verdict"] == "ok", r
+    assert [x["library"] for x in r.reasons("libnodef.so", "missing-library")] == ["libm.so.6"], r
 
 
 if __name__ == "__main__":
