@@ -889,20 +889,3 @@ const char *lo_problem_kind_str(lo_problem_kind k)
 	}
 	return "unknown";
 }
-
-const char *lo_found_via_str(lo_found_via v)
-{
-	switch (v) {
-	case LO_VIA_CANDIDATE: return "candidate";
-	case LO_VIA_ALREADY: return "already loaded";
-	case LO_VIA_PATH: return "path";
-	case LO_VIA_RPATH: return "RPATH";
-	case LO_VIA_LD_LIBRARY_PATH: return "LD_LIBRARY_PATH";
-	case LO_VIA_RUNPATH: return "RUNPATH";
-	case LO_VIA_LDSO_CACHE: return "ld.so.cache";
-	case LO_VIA_LDSO_CONF: return "ld.so.conf";
-	case LO_VIA_DEFAULT: return "default path";
-	case LO_VIA_NOT_FOUND: return "not found";
-	}
-	return "unknown";
-}
