@@ -92,8 +92,11 @@ static const char *walk_rules_path(scan *s, unsigned worker, const char *rel)
 
 	if (top && !strcmp(top, s->root))
 		return rel;
+	/* once per entry of the walk: no printf here, it cost a twentieth of the scan */
 	lo_buf_clear(b);
-	lo_buf_printf(b, "%s/%s", s->root, rel);
+	lo_buf_puts(b, s->root);
+	lo_buf_putc(b, '/');
+	lo_buf_puts(b, rel);
 	return lo_scan_rules_path_of(s, lo_buf_cstr(b));
 }
 

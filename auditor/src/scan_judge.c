@@ -324,18 +324,17 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	return 0;
 }
 
-/* Is the link at `abs` in the directory of `target` (symlinks resolved), where $ORIGIN is the same? */
+/*
+ * Is the link at `abs` in the directory of `target` (symlinks resolved), where
+ * $ORIGIN is the same? The link's directory is real already: the roots are
+ * real paths and the walk follows no link to a directory, so no realpath
+ * (a readlink per component, for every link of the tree) is needed.
+ */
 static bool beside_target(const char *abs, const char *target)
 {
-	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-	char *real = realpath(*dir ? dir : "/", NULL);
-	size_t n = real && strcmp(real, "/") ? strlen(real) : 0;
-	bool same = real && !strncmp(target, real, n) && target[n] == '/' &&
-		    !strchr(target + n + 1, '/');
+	size_t n = (size_t)(strrchr(abs, '/') - abs);
 
-	free(real);
-	free(dir);
-	return same;
+	return !strncmp(target, abs, n) && target[n] == '/' && !strchr(target + n + 1, '/');
 }
 
 static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
