@@ -290,8 +290,8 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 			fprintf(out, ", %zu possibly stale (no build record; clean --suspected)",
 				sm->by_verdict[LO_VERDICT_SUSPECTED]);
 		if (sm->bookkeeping)
-			fprintf(out, "; %zu orphaned object and bookkeeping files not listed (--all)",
-				sm->bookkeeping);
+			fprintf(out, "; %zu orphaned object or bookkeeping file%s not listed (--all)",
+				sm->bookkeeping, sm->bookkeeping == 1 ? "" : "s");
 		fputc('\n', out);
 	}
 	return ferror(out) ? -1 : 0;

@@ -64,6 +64,12 @@ def reused_build_dir(generator):
     t = lotest.leftover("scan", build)
     assert t.returncode == 1, t
     assert STALE in t.stdout and "mlirRegisterAllPasses" in t.stdout, t.stdout
+    # the summary counts in the singular what is one (the dropped module's object)
+    n = r.doc["summary"]["bookkeeping"]
+    if n == 1:
+        assert "; 1 orphaned object or bookkeeping file not listed (--all)" in t.stdout, t.stdout
+    elif n:
+        assert "; %d orphaned object or bookkeeping files not listed" % n in t.stdout, t.stdout
 
 
 def test_reused_build_dir_ninja():
