@@ -732,7 +732,7 @@ static bool rewritten_since(const lo_bs_tree *t, const char *rel, const lo_bs_re
 	if (asprintf(&abs, "%s/%s", t->dir, rel) < 0)
 		abort();
 	if (lstat(abs, &st) == 0) {
-		m = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		m = lo_bs_mtime_ns(&st);
 		since = m < r->when - r->span - r->slack || m > r->when + r->span + r->slack;
 	}
 	free(abs);

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "leftover/buildsys.h"
 #include "leftover/map.h"
@@ -130,6 +131,12 @@ bool lo_bs_mark_past(lo_bs_tree *t, const char *base, const char *path, lo_orpha
 
 /* One of the build's records, if it is a regular file (never a FIFO or device). */
 FILE *lo_bs_open_record(const char *path);
+
+/* A file's mtime in ns, the unit of .ninja_log and of every comparison of times here. */
+static inline long long lo_bs_mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
 
 /* A JSON record, opened as lo_bs_open_record does; on failure err->text says why. */
 json_t *lo_bs_load_json(const char *path, json_error_t *err);

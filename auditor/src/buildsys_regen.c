@@ -30,7 +30,7 @@ static long long tree_mtime(const lo_bs_tree *t, const char *path)
 		     path) < 0)
 		abort();
 	if (stat(abs, &st) == 0)
-		m = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		m = lo_bs_mtime_ns(&st);
 	free(abs);
 	return m;
 }

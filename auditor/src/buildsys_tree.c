@@ -105,11 +105,6 @@ static void put_evidence(lo_buildsys *bs, const char *rel, lo_orphan_evidence ev
 	lo_map_put(bs->evidence, rel, r);
 }
 
-static long long mtime_ns(const struct stat *st)
-{
-	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
-}
-
 /* A newer major of `stem` than `major` in `dir` (absolute), written after `than`: its name. */
 static char *newer_major(const char *dir, const char *stem, size_t stem_len, long major,
 			 long long than)
@@ -129,7 +124,7 @@ static char *newer_major(const char *dir, const char *stem, size_t stem_len, lon
 			continue;
 		if (asprintf(&abs, "%s/%s", dir, de->d_name) < 0)
 			abort();
-		if (stat(abs, &st) == 0 && S_ISREG(st.st_mode) && mtime_ns(&st) > than && !best)
+		if (stat(abs, &st) == 0 && S_ISREG(st.st_mode) && lo_bs_mtime_ns(&st) > than && !best)
 			best = lo_xstrdup(de->d_name);
 		free(abs);
 	}
@@ -193,7 +188,7 @@ static void judge_dev_link(lo_buildsys *bs, lo_git *g, const char *link)
 	if (!follow_dev_link(dir, abs, &named, &file))
 		goto out;
 	if (!soname_parts(named, &stem_len, &major) || stat(file, &st) < 0 || lo_git_tracks(g, file) ||
-	    !(newer = newer_major(dir, named, stem_len, major, mtime_ns(&st))))
+	    !(newer = newer_major(dir, named, stem_len, major, lo_bs_mtime_ns(&st))))
 		goto out;
 	if (asprintf(&rel, "%.*s%s%s", (int)dlen, link, dlen ? "/" : "", strrchr(file, '/') + 1) < 0 ||
 	    asprintf(&detail, "%s is superseded by %s beside it, built later; the development "
