@@ -1,4 +1,4 @@
-"""What leftover leaves out of libgit2's start (auditor/src/git.c).
+"""What leftover leaves out of libgit2's start (auditor/src/build/git.c).
 
 A libgit2 built with mbedTLS, as Debian's is, parses the system's CA
 bundle when it starts, for https remotes, which leftover never reaches.

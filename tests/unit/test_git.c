@@ -22,7 +22,7 @@
 #include "unit.h"
 
 #include "leftover/git.h"
-#include "git_int.h"
+#include "build/git_int.h"
 
 static char repo[PATH_MAX];
 
