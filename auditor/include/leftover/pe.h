@@ -45,9 +45,9 @@ typedef struct lo_pe_export {
 } lo_pe_export;
 
 /*
- * Does the start of a file (n bytes of it) look like a PE image: "MZ"
- * and, where n reaches it, "PE\0\0" at e_lfanew? Enough to choose the
- * reader; lo_pe_read checks the rest.
+ * Does the start of a file (n bytes of it) begin as a PE image does, with
+ * "MZ"? Enough to choose the reader and, for a file that is no more than
+ * that, Windows' answer (193, not a valid image); lo_pe_read checks the rest.
  */
 bool lo_pe_sniff(const void *head, size_t n);
 

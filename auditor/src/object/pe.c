@@ -371,14 +371,9 @@ static int read_headers(reader *r, const unsigned char **opt_out, size_t *opt_si
 bool lo_pe_sniff(const void *head, size_t n)
 {
 	const unsigned char *d = head;
-	uint32_t lfanew;
 
-	if (n < 2 || d[0] != 'M' || d[1] != 'Z')
-		return false;
-	if (n < 0x40)
-		return true;
-	lfanew = rd32(d + 0x3c);
-	return (size_t)lfanew + 4 > n || !memcmp(d + lfanew, "PE\0\0", 4);
+	/* an MZ header is the loader's to refuse (193), whatever follows it */
+	return n >= 2 && d[0] == 'M' && d[1] == 'Z';
 }
 
 static int parse(reader *r)

@@ -83,4 +83,9 @@ void lo_scan_free(scan *s);
  */
 int lo_scan_judge(scan *s, lo_file *slot, const item *it, lo_elf_buf *buf);
 
+/* Is the file at abs a PE image (MZ, PE signature)? Then lo_scan_judge_pe judges it. */
+bool lo_scan_is_pe(const char *abs);
+/* The facts of the PE candidate at abs, its load played by Windows' loader (judge_pe.c). */
+int lo_scan_judge_pe(scan *s, lo_file *f, const char *abs);
+
 #endif

@@ -276,6 +276,8 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	bool given, by_rule;
 	int err = lo_resolver_read_own(s->resolver, abs, own->buf, &e, &own->elf);
 
+	if (err == LO_ENOTELF && lo_scan_is_pe(abs))
+		return lo_scan_judge_pe(s, f, abs);
 	if (err == LO_ENOTELF) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL,
