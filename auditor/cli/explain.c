@@ -349,6 +349,34 @@ out:
 }
 
 /*
+ * Python's "DLL load failed while importing X": Python names the module,
+ * not its file; the scan of `dir` (default the current directory) judges
+ * each X.pyd / X.<tag>.pyd there, and their verdicts answer.
+ */
+static int explain_pe_module(lo_cli_opts *o, const char *module, const char *dir)
+{
+	const char *roots[1] = { dir ? dir : "." };
+	lo_scan_result *res = NULL;
+	lo_buf out = LO_BUF_INIT;
+	bool findings;
+
+	if (lo_scan_run(&res, roots, 1, &o->scan) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		return LO_EXIT_ERROR;
+	}
+	if (!lo_explain_write_pe(&out, res, module, &findings)) {
+		lo_cli_error("explain: no module %s (%s.pyd, %s.*.pyd) under '%s'; name the tree "
+			     "the message came from after it", module, module, module, roots[0]);
+		lo_scan_result_free(res);
+		return LO_EXIT_ERROR;
+	}
+	fputs(lo_buf_cstr(&out), stdout);
+	lo_buf_dispose(&out);
+	lo_scan_result_free(res);
+	return findings ? LO_EXIT_FINDINGS : LO_EXIT_CLEAN;
+}
+
+/*
  * `path` as the loader opens it, absolute: its directory with symlinks
  * resolved, its last name kept, so that a symlink is explained at its own
  * location (dlopen expands $ORIGIN from the directory of the path opened,
@@ -397,6 +425,10 @@ int lo_cmd_explain(int argc, char **argv)
 		 * name here (a build dir holding libcore.so.1) is not what the
 		 * message is about, the objects needing it are.
 		 */
+		if ((library = lo_explain_message_pe_module(argv[optind]))) {
+			rc = explain_pe_module(&o, library, argv[optind + 1]);
+			goto out;
+		}
 		if ((library = lo_explain_message_library(argv[optind]))) {
 			rc = explain_library(&o, library, argv[optind + 1], verbose);
 			goto out;

@@ -191,7 +191,8 @@ lo_map *lo_buildsys_cache_read(const char *path);
 /* The value of NAME in BUILD_DIR/CMakeCache.txt, owned, or NULL. */
 char *lo_buildsys_cache_value(const char *build_dir, const char *name);
 
-/* Generator bookkeeping (CMakeFiles/, .ninja_*, CMakeCache.txt, object files)? */
+/* Generator bookkeeping (CMakeFiles/, .ninja_*, CMakeCache.txt, object files, a DLL's
+   .lib/.exp/.pdb/.ilk companions)? */
 bool lo_buildsys_is_bookkeeping(const char *relpath);
 
 /*

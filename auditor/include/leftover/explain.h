@@ -74,6 +74,21 @@ typedef struct lo_explain {
 int lo_explain_records(lo_explain **out, const char *abs, bool loads);
 void lo_explain_free(lo_explain *x);
 
+/*
+ * The module X of Python's Windows message "ImportError: DLL load failed
+ * while importing X: The specified procedure could not be found." (owned),
+ * or NULL when the message is not that one.
+ */
+char *lo_explain_message_pe_module(const char *message);
+
+/*
+ * Write, for each file of `res` that is Python module `module` (X.pyd,
+ * X.cp311-win_amd64.pyd), its verdict and reasons in the loader's words;
+ * *findings when any is a finding. Returns how many files were written.
+ */
+size_t lo_explain_write_pe(lo_buf *out, const lo_scan_result *res, const char *module,
+			   bool *findings);
+
 /* How many needs and searched objects the summary lists before "and N more". */
 #define LO_EXPLAIN_LIST_MAX 5
 

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -849,6 +850,14 @@ bool lo_buildsys_is_bookkeeping(const char *relpath)
 	const char *base = strrchr(relpath, '/') ? strrchr(relpath, '/') + 1 : relpath;
 	size_t n = strlen(base);
 
+	/* a DLL's companions, any case as Windows names go: objects, import libraries, export
+	   files, debug and incremental-link databases */
+	static const char *const windows[] = { ".obj", ".lib", ".exp", ".pdb", ".ilk" };
+	size_t i;
+
+	for (i = 0; i < sizeof(windows) / sizeof(*windows); i++)
+		if (n > 4 && !strcasecmp(base + n - 4, windows[i]))
+			return true;
 	return !strncmp(relpath, "CMakeFiles/", 11) || strstr(relpath, "/CMakeFiles/") ||
 	       !strncmp(base, ".ninja_", 7) || !strcmp(base, "CMakeCache.txt") ||
 	       (n > 2 && !strcmp(base + n - 2, ".o")) || (n > 2 && !strcmp(base + n - 2, ".d"));

@@ -197,8 +197,8 @@ static char *find_in_dir(const char *dir, const char *name)
 }
 
 /*
- * The candidates of one step, passed one by one to try(): the first of
- * the right machine wins; one of another machine is kept in *wrong.
+ * The DLL `name` in `dir` (NULL: a step with no directory here), when it
+ * is of the process's machine; one of another machine is kept in *wrong.
  */
 static const lo_pe *try_dir(lo_winload *w, const char *dir, const char *name, char **found,
 			    char **wrong)
@@ -347,11 +347,10 @@ static const lo_pe_export *bind_one(lo_winload *w, size_t at, const char *name, 
 	return bind_one(w, next, dot + 1, 0, 0, depth + 1);
 }
 
-static void note_delay(lo_winload *w, size_t at, const char *dll)
+static void note_delay(lo_winload *w, const char *dll)
 {
 	size_t i;
-	char *note = fmt("%s delay-loads %s: not needed at load time, bound on first call",
-			 w->images[at].path, dll);
+	char *note = fmt("delay-loads %s: not needed at load time, bound on first call", dll);
 
 	for (i = 0; i < w->note_count; i++)
 		if (!strcmp(w->notes[i], note)) {
@@ -373,7 +372,7 @@ static void bind_imports(lo_winload *w, size_t at)
 
 		if (im->delay) {
 			if (at == w->module)
-				note_delay(w, at, im->dll);
+				note_delay(w, im->dll);
 			continue;
 		}
 		if (!dll || strcmp(dll, im->dll))
