@@ -227,7 +227,7 @@ static void test_delay_load(void **state)
 	lo_pe_free(pe);
 }
 
-/* Every prefix of a real DLL, and every byte of its headers flipped: an error or a read, no fault. */
+/* Every prefix of a real DLL, every byte of its headers flipped: an error or a read, no fault. */
 static void test_truncated_and_flipped(void **state)
 {
 	char path[4200];

@@ -35,7 +35,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +45,7 @@
 #include "leftover/error.h"
 #include "leftover/pe.h"
 #include "leftover/winload.h"
+#include "loader/resolve_int.h"
 #include "loader/winload_int.h"
 
 #define MAX_IMAGES 4096  /* DLLs in one load: far above a real process's */
@@ -151,25 +151,12 @@ static void add_note(lo_winload *w, char *note)
 	w->notes[w->note_count++] = note;
 }
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static char *fmt(const char *f, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, f);
-	if (vasprintf(&s, f, ap) < 0)
-		abort();
-	va_end(ap);
-	return s;
-}
-
 /* ---- the search ---- */
 
 /* The file `name` in `dir`, any case (NTFS's compare), owned; or NULL. */
 static char *find_in_dir(const char *dir, const char *name)
 {
-	char *path = fmt("%s/%s", dir, name), *lower;
+	char *path = lo_resolve_fmt("%s/%s", dir, name), *lower;
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
@@ -181,7 +168,7 @@ static char *find_in_dir(const char *dir, const char *name)
 	lower = lo_xstrdup(name);
 	for (i = 0; lower[i]; i++)
 		lower[i] = (char)(lower[i] >= 'A' && lower[i] <= 'Z' ? lower[i] + 32 : lower[i]);
-	path = fmt("%s/%s", dir, lower);
+	path = lo_resolve_fmt("%s/%s", dir, lower);
 	free(lower);
 	if (!stat(path, &st) && S_ISREG(st.st_mode))
 		return path;
@@ -191,7 +178,7 @@ static char *find_in_dir(const char *dir, const char *name)
 	path = NULL;
 	while (!path && (de = readdir(d)))
 		if (!strcasecmp(de->d_name, name))
-			path = fmt("%s/%s", dir, de->d_name);
+			path = lo_resolve_fmt("%s/%s", dir, de->d_name);
 	closedir(d);
 	return path;
 }
@@ -307,15 +294,16 @@ static size_t load_dll(lo_winload *w, const char *name, const char *by)
 		i = add_image(w, base, found, pe);
 	} else if (wrong) {
 		add_problem(w, LO_WIN_BAD_EXE_FORMAT, name, NULL, by,
-			    fmt("%s is not a valid Win32 application (error 193): the %s found, %s, "
-				"is not of the process's machine, %s", name, name, wrong,
-				lo_pe_machine_str(w->machine)));
+			    lo_resolve_fmt("%s is not a valid Win32 application (error 193): the %s "
+					   "found, %s, is not of the process's machine, %s", name,
+					   name, wrong, lo_pe_machine_str(w->machine)));
 		free(wrong);
 		i = (size_t)-1;
 	} else {
 		add_problem(w, LO_WIN_MOD_NOT_FOUND, name, NULL, by,
-			    fmt("The specified module could not be found (error 126): %s%s%s%s", name,
-				host ? " (API set of " : "", host ? host : "", host ? ")" : ""));
+			    lo_resolve_fmt("The specified module could not be found (error 126): "
+					   "%s%s%s%s", name, host ? " (API set of " : "",
+					   host ? host : "", host ? ")" : ""));
 		i = (size_t)-1;
 	}
 	free(base);
@@ -337,7 +325,7 @@ static const lo_pe_export *bind_one(lo_winload *w, size_t at, const char *name, 
 		return ex;
 	if (depth >= MAX_FORWARDS || !(dot = strrchr(ex->forward, '.')))
 		return NULL;
-	dll = fmt("%.*s.dll", (int)(dot - ex->forward), ex->forward);
+	dll = lo_resolve_fmt("%.*s.dll", (int)(dot - ex->forward), ex->forward);
 	next = load_dll(w, dll, w->images[at].path);
 	free(dll);
 	if (next == (size_t)-1)
@@ -350,7 +338,8 @@ static const lo_pe_export *bind_one(lo_winload *w, size_t at, const char *name, 
 static void note_delay(lo_winload *w, const char *dll)
 {
 	size_t i;
-	char *note = fmt("delay-loads %s: not needed at load time, bound on first call", dll);
+	char *note = lo_resolve_fmt("delay-loads %s: not needed at load time, bound on first "
+				    "call", dll);
 
 	for (i = 0; i < w->note_count; i++)
 		if (!strcmp(w->notes[i], note)) {
@@ -383,8 +372,8 @@ static void bind_imports(lo_winload *w, size_t at)
 		snprintf(ord, sizeof(ord), "#%u", im->ordinal);
 		add_problem(w, LO_WIN_PROC_NOT_FOUND, im->dll, im->name ? im->name : ord,
 			    w->images[at].path,
-			    fmt("The specified procedure could not be found (error 127): %s!%s",
-				im->dll, im->name ? im->name : ord));
+			    lo_resolve_fmt("The specified procedure could not be found (error 127): "
+					   "%s!%s", im->dll, im->name ? im->name : ord));
 	}
 }
 
@@ -420,7 +409,7 @@ int lo_winload_run(lo_winload **out, const lo_winload_env *env, const char *path
 		const char *m = lo_pe_machine_str(lo_pe_machine(pe));
 
 		add_problem(w, LO_WIN_BAD_EXE_FORMAT, NULL, NULL, path,
-			    fmt("%%1 is not a valid Win32 application (error 193): an image for "
+			    lo_resolve_fmt("%%1 is not a valid Win32 application (error 193): an image for "
 				"%s, loaded by a %s process", m ? m : "another machine",
 				lo_pe_machine_str(env->machine)));
 		w->machine = lo_pe_machine(pe);
@@ -430,7 +419,7 @@ int lo_winload_run(lo_winload **out, const lo_winload_env *env, const char *path
 	w->module = w->image_count;
 	add_image(w, path, lo_xstrdup(path), pe);
 	if (w->sysdir_used)
-		add_note(w, fmt("System32 stood in for by Wine's PE DLLs in %s", w->sysdir));
+		add_note(w, lo_resolve_fmt("System32 stood in for by Wine's PE DLLs in %s", w->sysdir));
 	return 0;
 }
 
