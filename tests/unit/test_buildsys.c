@@ -765,6 +765,14 @@ static void test_bookkeeping(void **state)
 	assert_false(lo_buildsys_is_bookkeeping("lib/libnew.so"));
 	assert_false(lo_buildsys_is_bookkeeping("myCMakeFiles/x.so"));
 	assert_false(lo_buildsys_is_bookkeeping("pkg/_site_initialize_0.py"));
+	/* a DLL's companions, in either case as Windows toolchains write them */
+	assert_true(lo_buildsys_is_bookkeeping("bin/_mlir.cp311-win_amd64.lib"));
+	assert_true(lo_buildsys_is_bookkeeping("bin/_mlir.cp311-win_amd64.EXP"));
+	assert_true(lo_buildsys_is_bookkeeping("bin/capi.pdb"));
+	assert_true(lo_buildsys_is_bookkeeping("bin/capi.ilk"));
+	assert_true(lo_buildsys_is_bookkeeping("CMakeFiles/capi.dir/capi.c.obj"));
+	assert_false(lo_buildsys_is_bookkeeping("bin/capi.dll"));
+	assert_false(lo_buildsys_is_bookkeeping("bin/_mlir.cp311-win_amd64.pyd"));
 }
 
 int main(void)
