@@ -4,7 +4,7 @@
  * it imports (at load time and delay-loaded) and the functions it exports.
  *
  * lo_pe_read parses bytes already in memory (the fuzzer hands it any);
- * lo_pe_open reads a file whole first. Every offset, RVA and count taken
+ * lo_pe_open maps a file for the parse. Every offset, RVA and count taken
  * from the bytes is checked against them before it is followed: an RVA
  * is turned into a file offset only through a section (or the headers)
  * that holds its bytes in the file, every string ends inside that range,
@@ -58,7 +58,7 @@ bool lo_pe_sniff(const void *head, size_t n);
  */
 int lo_pe_read(lo_pe **out, const void *data, size_t size, const char *name);
 
-/* Read the file at `path` whole and parse it (as lo_pe_read; LO_ERROR when unreadable). */
+/* Map the file at `path` and parse it (as lo_pe_read; LO_ERROR when unreadable). */
 int lo_pe_open(lo_pe **out, const char *path, const char *name);
 
 void lo_pe_free(lo_pe *pe);

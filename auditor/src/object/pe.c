@@ -18,7 +18,8 @@
  * or the old VA-based form minus the image base), the export directory
  * (address table, name pointers and their ordinals; an address inside the
  * directory itself is a forwarder string). Everything is copied out:
- * nothing stays borrowed from the bytes.
+ * nothing stays borrowed from the bytes, and a file is mapped (fmap.h)
+ * only while it is parsed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/fmap.h"
 #include "leftover/pe.h"
 
 /* Caps on what a file may make the reader do: far above any real DLL's. */
@@ -425,8 +427,7 @@ int lo_pe_open(lo_pe **out, const char *path, const char *name)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	unsigned char *data;
-	size_t got = 0;
+	lo_fmap *m = NULL;
 	int err;
 
 	*out = NULL;
@@ -437,17 +438,22 @@ int lo_pe_open(lo_pe **out, const char *path, const char *name)
 		return lo_error_set(LO_EINVALID, "cannot read '%s': not a regular file of at most "
 				    "1 GiB", name);
 	}
-	data = lo_xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
+	if (!st.st_size) {
+		close(fd);
+		return lo_error_set(LO_ENOTELF, "'%s' is not a PE image (empty)", name);
 	}
+	/* mapped, not read: the tables are a few pages of DLLs of many megabytes */
+	err = lo_fmap_new(&m, fd, 0, (size_t)st.st_size, name);
 	close(fd);
-	err = lo_pe_read(out, data, got, name);
-	free(data);
+	if (err < 0)
+		return err;
+	err = lo_pe_read(out, lo_fmap_data(m), lo_fmap_size(m), name);
+	if (err >= 0 && lo_fmap_shrank(m)) {
+		lo_pe_free(*out);
+		*out = NULL;
+		err = lo_error_set(LO_EINVALID, "'%s' changed while it was read; scan again", name);
+	}
+	lo_fmap_free(m);
 	return err;
 }
 
