@@ -10,7 +10,8 @@
  * PATH (a Unix path, Wine's Z: drive) is loaded as CPython loads an
  * extension module, LoadLibraryExW with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS |
  * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR (or LoadLibraryW with --plain), and one
- * line is printed per PATH:
+ * line is printed per PATH, after "winload: " (a DLL's own start-up may
+ * print too):
  *   ok               loaded, every import bound
  *   error N          the load failed with GetLastError() N (126, 193, ...)
  *   127 DLL!NAME     loaded, but an import was left unbound: where Windows
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
 			i++;
 			if (!LoadLibraryA(argv[i]))
-				printf("preload %s: error %lu\n", argv[i], GetLastError());
+				printf("winload: preload %s: error %lu\n", argv[i], GetLastError());
 		} else if (!strcmp(argv[i], "--plain")) {
 			plain = 1;
 		} else {
@@ -111,11 +112,11 @@ int main(int argc, char **argv)
 								   LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR);
 
 			if (!m)
-				printf("error %lu\n", GetLastError());
+				printf("winload: error %lu\n", GetLastError());
 			else if (any_unbound(what, sizeof(what)))
-				printf("127 %s\n", what);
+				printf("winload: 127 %s\n", what);
 			else
-				printf("ok\n");
+				printf("winload: ok\n");
 			if (m)
 				FreeLibrary(m);
 			fflush(stdout);
