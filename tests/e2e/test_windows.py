@@ -56,12 +56,13 @@ def implib(dll, defs, out, tool="x86_64-w64-mingw32-dlltool"):
 
 def setup_python():
     """python.exe (the probe) beside a fake python311.dll, once per file."""
-    if (PYDIR / "python.exe").exists():
+    probe = lotest.SOURCE_DIR / "tests/e2e/probe/winload_probe.c"
+    exe = PYDIR / "python.exe"
+    if exe.exists() and exe.stat().st_mtime >= probe.stat().st_mtime:
         return
     lotest.need(CC64, "mingw-w64")
     PYDIR.mkdir(parents=True, exist_ok=True)
-    lotest.run([CC64, "-O1", "-o", PYDIR / "python.exe",
-                lotest.SOURCE_DIR / "tests/e2e/probe/winload_probe.c", "-lpsapi"])
+    lotest.run([CC64, "-O1", "-o", exe, probe, "-lpsapi"])
     mingw(CC64, PYDIR / "python311.dll",
           "__declspec(dllexport) void *PyModule_Create2(void *d, int v) { return d; }\n",
           "-Wl,--out-implib," + str(PYDIR / "libpython311.a"))
