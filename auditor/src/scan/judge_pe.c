@@ -149,8 +149,8 @@ static void process_of(const scan *s, const lo_pe *pe, const char *abs, bool pyt
 		}
 }
 
-/* Play the load; false when the interpreter's DLL was not found and no interpreter given. */
-static bool play(scan *s, lo_file *f, const char *abs, const lo_winload_env *env, bool python)
+/* Play the load; unjudged when the interpreter's DLL was not found and no interpreter given. */
+static void play(lo_file *f, const char *abs, const lo_winload_env *env, bool python)
 {
 	lo_winload *w;
 	size_t i;
@@ -159,7 +159,7 @@ static bool play(scan *s, lo_file *f, const char *abs, const lo_winload_env *env
 	if (err < 0) {
 		f->stage = LO_STAGE_UNREADABLE;
 		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, lo_error_last());
-		return true;
+		return;
 	}
 	for (i = 0; i < lo_winload_problem_count(w); i++) {
 		const lo_win_problem *p = lo_winload_problem_at(w, i);
@@ -176,7 +176,7 @@ static bool play(scan *s, lo_file *f, const char *abs, const lo_winload_env *env
 			lo_file_add_reason(f, LO_REASON_NO_HOST, NULL, NULL, p->dll, NULL, why);
 			free(why);
 			lo_winload_free(w);
-			return false;
+			return;
 		}
 		add_problem(f, p, abs);
 	}
@@ -186,9 +186,7 @@ static bool play(scan *s, lo_file *f, const char *abs, const lo_winload_env *env
 	f->stage = LO_STAGE_LOADED;
 	f->loads = lo_winload_problem_count(w) ? LO_FALSE : LO_TRUE;
 	f->arch = arch_of(lo_winload_machine(w));
-	(void)s;
 	lo_winload_free(w);
-	return true;
 }
 
 int lo_scan_judge_pe(scan *s, lo_file *f, const char *abs)
@@ -219,7 +217,7 @@ int lo_scan_judge_pe(scan *s, lo_file *f, const char *abs)
 		f->host = lo_xstrdup(s->opts->python);
 	else if (!python && s->opts && s->opts->host)
 		f->host = lo_xstrdup(s->opts->host);
-	play(s, f, abs, &env, python);
+	play(f, abs, &env, python);
 	free(app_dir);
 	lo_pe_free(pe);
 	return 0;
