@@ -45,6 +45,8 @@ const lo_cli_cmd lo_cli_explain_cmd = {
 	"A message that names a library instead of a file explains each object of\n"
 	"DIR's build tree (default: the current directory's) that needs it:\n"
 	"  leftover explain \"ImportError: libcore.so.1: cannot open shared object file: ...\" build\n"
+	"Python's Windows message names a module: its X.pyd / X.*.pyd in DIR is explained:\n"
+	"  leftover explain \"ImportError: DLL load failed while importing _m: ...\" build\n"
 	"\n",
 	options,
 	"\n"
