@@ -20,6 +20,7 @@
 #include "leftover/buf.h"
 #include "leftover/error.h"
 #include "leftover/pe.h"
+#include "unit.h"
 
 static char work[4096];
 
@@ -47,19 +48,6 @@ static void put(const char *name, const char *text)
 	fclose(f);
 }
 
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n;
-
-	n = snprintf(cmd, sizeof(cmd), "cd '%s' && ", work);
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
-
 static int setup(void **state)
 {
 	const char *base = getenv("LEFTOVER_WORK");
@@ -82,8 +70,9 @@ static bool build(const char *cc)
 	put("lib.c", LIB_C);
 	put("lib.def", LIB_DEF);
 	put("use.c", USE_C);
-	return !run("%1$s-gcc -shared -o lib.dll lib.c lib.def -Wl,--out-implib,liblib.a && "
-		    "%1$s-gcc -shared -o use.pyd use.c -L. -llib", cc);
+	sh("cd '%s' && %s-gcc -shared -o lib.dll lib.c lib.def -Wl,--out-implib,liblib.a && "
+	   "%s-gcc -shared -o use.pyd use.c -L. -llib", work, cc, cc);
+	return true;
 }
 
 /* The lines of llvm-readobj's listing this test compares: names, symbols, ordinals. */
@@ -215,11 +204,10 @@ static void test_delay_load(void **state)
 	if (!build("x86_64-w64-mingw32") || system("command -v lld-link-19 >/dev/null"))
 		skip();
 	put("delay.c", DELAY_C);
-	assert_int_equal(run("x86_64-w64-mingw32-gcc -c delay.c && "
-			     "llvm-dlltool-19 -m i386:x86-64 -d lib.def -D lib.dll -l lib.lib && "
-			     "lld-link-19 /dll /noentry /out:delay.pyd delay.o lib.lib "
-			     "/delayload:lib.dll /export:use >/dev/null"),
-			 0);
+	sh("cd '%s' && x86_64-w64-mingw32-gcc -c delay.c && "
+	   "llvm-dlltool-19 -m i386:x86-64 -d lib.def -D lib.dll -l lib.lib && "
+	   "lld-link-19 /dll /noentry /out:delay.pyd delay.o lib.lib "
+	   "/delayload:lib.dll /export:use >/dev/null", work);
 	agree_with_readobj("delay.pyd");
 	pe = open_fixture("delay.pyd");
 	assert_true(lo_pe_import_at(pe, 0)->delay);

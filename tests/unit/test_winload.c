@@ -21,21 +21,10 @@
 #include "leftover/error.h"
 #include "leftover/pe.h"
 #include "leftover/winload.h"
+#include "unit.h"
 
 static char work[4096];
 static bool have_mingw;
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int n = snprintf(cmd, sizeof(cmd), "cd '%s' && ", work);
-
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /*
  * mod/mod.pyd imports dep.dll!f. The dep.dll builds placed per test:
@@ -44,41 +33,46 @@ static int sh(const char *fmt, ...)
 static int setup(void **state)
 {
 	const char *base = getenv("LEFTOVER_WORK");
-	char cmd[4200];
 
 	(void)state;
 	snprintf(work, sizeof(work), "%s/winload", base ? base : "/tmp");
 	have_mingw = !system("command -v x86_64-w64-mingw32-gcc >/dev/null && "
 			     "command -v i686-w64-mingw32-gcc >/dev/null");
-	if (!have_mingw)
-		return 0;
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", work);
-	if (system(cmd))
-		return -1;
-	return sh("printf '__declspec(dllexport) int f(void) { return 1; }\\n' >f.c && "
-		  "printf '__declspec(dllexport) int g(void) { return 1; }\\n' >g.c && "
-		  "printf '__declspec(dllimport) int f(void);\\n"
-		  "__declspec(dllexport) int m(void) { return f(); }\\n' >m.c && "
-		  "printf 'LIBRARY dep.dll\\nEXPORTS\\n f\\n' >dep.def && "
-		  "x86_64-w64-mingw32-dlltool -m i386:x86-64 -d dep.def -l libdep.a && "
-		  "x86_64-w64-mingw32-gcc -shared -o good.dll f.c && "
-		  "x86_64-w64-mingw32-gcc -shared -o nof.dll g.c && "
-		  "i686-w64-mingw32-gcc -shared -o m32.dll f.c && "
-		  "mkdir -p mod && x86_64-w64-mingw32-gcc -shared -o mod/mod.pyd m.c libdep.a")
-		       ? -1
-		       : 0;
+	return 0;
+}
+
+/* The fixtures, built by the first test that runs (false: no MinGW-w64 here). */
+static bool fixtures(void)
+{
+	static bool built;
+
+	if (!have_mingw || built)
+		return have_mingw;
+	sh("mkdir -p '%1$s/mod' && cd '%1$s' && "
+	   "printf '__declspec(dllexport) int f(void) { return 1; }\\n' >f.c && "
+	   "printf '__declspec(dllexport) int g(void) { return 1; }\\n' >g.c && "
+	   "printf '__declspec(dllimport) int f(void);\\n"
+	   "__declspec(dllexport) int m(void) { return f(); }\\n' >m.c && "
+	   "printf 'LIBRARY dep.dll\\nEXPORTS\\n f\\n' >dep.def && "
+	   "x86_64-w64-mingw32-dlltool -m i386:x86-64 -d dep.def -l libdep.a && "
+	   "x86_64-w64-mingw32-gcc -shared -o good.dll f.c && "
+	   "x86_64-w64-mingw32-gcc -shared -o nof.dll g.c && "
+	   "i686-w64-mingw32-gcc -shared -o m32.dll f.c && "
+	   "x86_64-w64-mingw32-gcc -shared -o mod/mod.pyd m.c libdep.a", work);
+	built = true;
+	return true;
 }
 
 /* Place the dep.dll builds: each of mod, app, user gets `which` (NULL: none), as `as`. */
 static void place(const char *mod, const char *app, const char *user, const char *as)
 {
-	assert_int_equal(sh("rm -rf app user mod/*.dll mod/*.DLL && mkdir -p app user"), 0);
+	sh("cd '%s' && rm -rf app user mod/*.dll mod/*.DLL && mkdir -p app user", work);
 	if (mod)
-		assert_int_equal(sh("cp %s mod/%s", mod, as), 0);
+		sh("cd '%s' && cp %s mod/%s", work, mod, as);
 	if (app)
-		assert_int_equal(sh("cp %s app/%s", app, as), 0);
+		sh("cd '%s' && cp %s app/%s", work, app, as);
 	if (user)
-		assert_int_equal(sh("cp %s user/%s", user, as), 0);
+		sh("cd '%s' && cp %s user/%s", work, user, as);
 }
 
 /* The one problem code of loading mod.pyd (0 when it loads) by `search`. */
@@ -104,7 +98,7 @@ static int load(const lo_win_search_step *search)
 static void test_module_dir_for_cpython_only(void **state)
 {
 	(void)state;
-	if (!have_mingw)
+	if (!fixtures())
 		skip();
 	place("good.dll", NULL, NULL, "dep.dll");
 	assert_int_equal(load(lo_win_search_cpython), 0);
@@ -121,7 +115,7 @@ static void test_module_dir_for_cpython_only(void **state)
 static void test_first_found_binds(void **state)
 {
 	(void)state;
-	if (!have_mingw)
+	if (!fixtures())
 		skip();
 	/* the module's directory comes before the application's: its dep.dll lacks f */
 	place("nof.dll", "good.dll", NULL, "dep.dll");
@@ -134,7 +128,7 @@ static void test_first_found_binds(void **state)
 static void test_any_case(void **state)
 {
 	(void)state;
-	if (!have_mingw)
+	if (!fixtures())
 		skip();
 	place("good.dll", NULL, NULL, "DEP.DLL");
 	assert_int_equal(load(lo_win_search_cpython), 0);
@@ -143,7 +137,7 @@ static void test_any_case(void **state)
 static void test_other_machine_passed_over(void **state)
 {
 	(void)state;
-	if (!have_mingw)
+	if (!fixtures())
 		skip();
 	place("m32.dll", NULL, "good.dll", "dep.dll");
 	assert_int_equal(load(lo_win_search_cpython), 0);
