@@ -50,7 +50,9 @@ def _cmake(*args):
 def _build_into(build, stage, config_settings):
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     extra = shlex.split(_setting(config_settings, "cmake-args", "LEFTOVER_CMAKE_ARGS"))
-    _cmake("-S", SOURCE, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release",
+    # --fresh: a kept build dir configured for other libraries (static or
+    # not) would keep pkg-config's cached answers; the objects are reused
+    _cmake("--fresh", "-S", SOURCE, "-B", build, *generator, "-DCMAKE_BUILD_TYPE=Release",
            "-DLEFTOVER_TESTS=OFF", "-DLEFTOVER_PYTHON_DIR=" + PYTHON_DIR, *extra)
     _cmake("--build", build, "-j", os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or os.cpu_count())
     _cmake("--install", build, "--prefix", stage, "--strip")
