@@ -6,10 +6,11 @@ made with --system-site-packages (so that Debian's pytest is there; there
 is no PyPI): one of Debian's python3, one of Debian's PyPy (pypy3, Python
 3.9: the other interpreter a fresh Debian machine has; CI has no pyenv).
 In each, with a PATH that has no leftover on it, the environment's own
-`leftover scan` finds the stale module of the two-branch tree, pytest lists
-the plugin, `pytest --leftover build` stops before collection and
+`leftover scan` finds the stale module of the two-branch tree (with the
+rules installed in the environment), pytest lists the plugin, `pytest --leftover build` stops before collection and
 `--leftover-clean` lets the tests run (under PyPy only the test that
-imports nothing of the tree: the fixture's modules are CPython's). The
+imports nothing of the tree: the fixture's modules are CPython's); a CMake
+project finds the package and its program in the activated venv. The
 wheel's platform tag is checked against the program's symbol versions as
 binutils' readelf reads them, not leftover. The GitHub action's own steps
 run as the runner runs them, on a PATH without leftover: it builds and
@@ -143,7 +144,16 @@ def test_the_tag_states_the_glibc_the_program_needs():
 
 def test_debian_python_venv():
     wheel, _ = built()
-    check_env(venv("/usr/bin/python3", "venv-debian", wheel))
+    v = venv("/usr/bin/python3", "venv-debian", wheel)
+    check_env(v)
+    # the CMake package, found as in an activated venv (its bin on PATH)
+    proj = lotest.workdir("cmake-user")
+    (proj / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(user NONE)\nfind_package(Leftover REQUIRED)\n"
+        "message(STATUS \"leftover: ${LEFTOVER_EXECUTABLE}\")\n")
+    p = lotest.run([lotest.CMAKE, "-S", proj, "-B", proj / "build"],
+                   env={"PATH": "%s:%s" % (v / "bin", PATH)})
+    assert "-- leftover: %s\n" % (v / "bin" / "leftover") in p.stdout, p.stdout
 
 
 def test_pypy_venv():
