@@ -79,7 +79,9 @@ def venv(python, name, *pip_args):
     v = lotest.WORK / name
     shutil.rmtree(v, ignore_errors=True)
     lotest.run([python, "-m", "venv", "--system-site-packages", v])
-    lotest.run([v / "bin" / "python", "-m", "pip", "install", "--no-index", *pip_args],
+    # no cache: a wheel pip built from the sdist in an earlier run would stand in for the build
+    lotest.run([v / "bin" / "python", "-m", "pip", "install", "--no-index", "--no-cache-dir",
+                *pip_args],
                env={"PATH": PATH}, timeout=1200)
     return v
 
