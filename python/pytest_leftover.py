@@ -19,13 +19,16 @@ before any worker starts.
 This is a thin layer over ``leftover scan --format json`` and ``leftover
 clean --format json``: every judgement is the program's, not this file's.
 The program is ``--leftover-program`` when given, else the ``leftover``
-installed in the same prefix as this file (``PREFIX/bin``), else
+installed in the same prefix as this file (``PREFIX/bin``: the virtual
+environment the wheel was installed in, or the .deb's /usr), else the one
+in the scripts directory of the environment pytest runs in, else
 ``leftover`` on PATH.
 """
 import json
 import os
 import shutil
 import subprocess
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -53,9 +56,12 @@ def _program(config):
     if given:
         return given
     # PREFIX/lib/python3/dist-packages/pytest_leftover.py -> PREFIX/bin/leftover,
-    # whatever the depth LEFTOVER_PYTHON_DIR gave it
-    for prefix in list(Path(__file__).resolve().parents)[1:6]:
-        beside = prefix / "bin" / "leftover"
+    # whatever the depth LEFTOVER_PYTHON_DIR gave it (a wheel: the venv's
+    # lib/pythonX.Y/site-packages -> its bin); then the scripts of the
+    # environment pytest runs in, which a venv need not have put on PATH
+    near = [p / "bin" for p in list(Path(__file__).resolve().parents)[1:6]]
+    for bindir in near + [Path(sysconfig.get_path("scripts"))]:
+        beside = bindir / "leftover"
         if os.access(beside, os.X_OK):
             return str(beside)
     return shutil.which("leftover") or "leftover"
