@@ -442,31 +442,40 @@ def host_load(program, paths, timeout=10):
 
 # Loads a plugin inside a program that has no command to load one: given to
 # the program with LD_PRELOAD, its constructor runs in the program's own
-# process once the loader has relocated it, loads $LEFTOVER_PROBE_PATH as
-# the program would (RTLD_NOW | RTLD_GLOBAL), prints "ok" or dlerror(), and
-# exits before the program's main.
+# process once the loader has relocated it, loads the libraries of
+# $LEFTOVER_PROBE_FIRST (colon-separated) as the program loads its own
+# first (RTLD_LAZY | RTLD_GLOBAL), then $LEFTOVER_PROBE_PATH as the program
+# would (RTLD_NOW | RTLD_GLOBAL), prints "ok" or dlerror(), and exits
+# before the program's main.
 _PRELOAD_PROBE = r"""#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 __attribute__((constructor)) static void leftover_probe_load(void) {
-  const char *p = getenv("LEFTOVER_PROBE_PATH");
+  const char *p = getenv("LEFTOVER_PROBE_PATH"), *first = getenv("LEFTOVER_PROBE_FIRST");
+  char *list, *save = NULL, *f;
   if (!p) return;
-  fputs(dlopen(p, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror(), stdout);
+  list = strdup(first ? first : "");
+  for (f = strtok_r(list, ":", &save); f; f = strtok_r(NULL, ":", &save))
+    if (!dlopen(f, RTLD_LAZY | RTLD_GLOBAL)) { p = NULL; break; }
+  fputs(p && dlopen(p, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror(), stdout);
   fflush(stdout); _exit(0); }
 """
 
 
-def load_inside(program, paths, timeout=30):
+def load_inside(program, paths, timeout=30, first=None):
     """What `program` answers when each path is loaded inside its process (see
-    _PRELOAD_PROBE): "ok" or "error MSG", one process per path."""
+    _PRELOAD_PROBE): "ok" or "error MSG", one process per path. first: per
+    path, the libraries the program has loaded before it (a list each)."""
     probe = WORK / "lotest-preload-probe.so"
     if not probe.exists():
         cc(probe, _PRELOAD_PROBE, "-ldl")
     out = []
-    for p in paths:
+    for i, p in enumerate(paths):
         r = run([program, "--version"], check=False, timeout=timeout,
-                env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p)})
+                env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p),
+                     "LEFTOVER_PROBE_FIRST": ":".join(map(str, first[i] if first else []))})
         out.append("ok" if r.stdout == "ok" else "error " + (r.stdout or r.stderr[-300:]))
     return out
 

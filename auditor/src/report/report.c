@@ -476,6 +476,7 @@ static json_t *file_json(const lo_file *f)
 	json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
 	json_object_set_new(o, "host", jstr(f->host));
 	json_object_set_new(o, "host_rule", jstr(f->host_rule));
+	json_object_set_new(o, "host_inferred", jstr(f->host_inferred));
 	json_object_set_new(o, "arch", jstr(f->arch));
 	for (j = 0; j < f->reason_count; j++)
 		json_array_append_new(reasons, reason_json(&f->reasons[j]));
