@@ -161,7 +161,8 @@ def test_cmake_plugins_of_the_tree_own_program_across_branches():
             # judged from the program: only what it lacks is a finding
             assert {x["symbol"] for x in r.reasons(rel, "undefined-symbol")} == {"api_v1"}, f
     t = lotest.leftover("scan", build)
-    assert "plug_old.so" in t.stdout and "api_v1" in t.stdout, t.stdout
+    assert "plug_old.so" in t.stdout and "api_v1" in t.stdout and \
+        "  host inferred from what it lacks: '%s'" % (build / "app") in t.stdout, t.stdout
     lotest.assert_stale_not_rebuilt(r, build, [lotest.CMAKE, "--build", build])
 
 

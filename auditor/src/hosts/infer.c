@@ -434,8 +434,10 @@ static char *why_inferred(const char *prog, const char *from, const missing *m, 
 
 	lo_buf_printf(&b, "inferred from what it lacks: '%s' (%s) provides", prog, from);
 	if (left)
-		lo_buf_printf(&b, " %zu of the %zu symbols and libraries it lacks, the most of "
-			      "the tree's programs", total - left, total);
+		lo_buf_printf(&b, " %zu of the %zu %s it lacks, the most of the tree's programs",
+			      total - left, total,
+			      !m->lib_count ? "symbols" : m->symbol_count ? "symbols and libraries"
+								   : "libraries");
 	else if (m->symbol_count)
 		lo_buf_printf(&b, " the %zu symbol%s it leaves undefined (%s%s)", m->symbol_count,
 			      m->symbol_count == 1 ? "" : "s", m->symbols[0],

@@ -249,6 +249,9 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 			f->verdict == LO_VERDICT_SUSPECTED ? "possibly stale" : lo_verdict_str(f->verdict),
 			color ? "\033[0m" : "", lo_kind_str(f->kind));
 		free(path);
+		/* a host no one named: the finding says which it was judged from */
+		if (f->host_inferred)
+			fprintf(out, "  host %s\n", f->host_inferred);
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
 	}
