@@ -19,15 +19,6 @@ import subprocess
 
 import lotest
 
-FIRST = re.compile(r"having loaded first (.*)$")
-
-
-def preloads(f):
-    """The libraries leftover says the host loaded first (its host_inferred text)."""
-    m = FIRST.search(f["host_inferred"] or "")
-    return m.group(1).split(", ") if m else []
-
-
 def test_zsh_modules_are_judged_from_zsh():
     zsh = os.path.realpath(lotest.need("zsh", "zsh"))
     top = sorted(glob.glob("/usr/lib/x86_64-linux-gnu/zsh/*/"))[-1].rstrip("/")
@@ -37,7 +28,8 @@ def test_zsh_modules_are_judged_from_zsh():
     inferred = 0
     for rel, f in sorted(files.items()):
         module = rel[:-len(".so")]
-        first = [os.path.dirname(module) + "/" + p[:-len(".so")] for p in preloads(f)]
+        first = [os.path.dirname(module) + "/" + os.path.basename(p)[:-len(".so")]
+                 for p in lotest.inferred_first(rel, f)]
         script = "".join("zmodload %s; " % m for m in first) + "zmodload " + module
         truth = lotest.run([zsh, "-fc", script], check=False)
         assert f["loads"] is (truth.returncode == 0), (rel, f, truth.stderr)
@@ -68,14 +60,16 @@ def test_wine_unix_libraries_are_judged_from_wine():
     files = {p: f for p, f in r.files.items() if f["verdict"] != "skipped"}
     rels = sorted(files)
     truth = lotest.load_inside(loader, [os.path.join(unix, p) for p in rels],
-                               first=[[os.path.join(unix, x) for x in preloads(files[p])]
+                               first=[lotest.inferred_first(os.path.join(unix, p), files[p])
                                       for p in rels])
     wrong = [(p, files[p]["verdict"], t) for p, t in zip(rels, truth)
              if files[p]["loads"] is not (t == "ok")]
     assert not wrong, wrong
     inferred = [p for p in rels if files[p]["host_inferred"]]
     assert len(inferred) >= 20 and all(files[p]["host"] == loader and
-                                       "ntdll.so" in preloads(files[p]) for p in inferred), files
+                                       os.path.join(unix, "ntdll.so") in
+                                       lotest.inferred_first(os.path.join(unix, p), files[p])
+                                       for p in inferred), files
     print("wine: %d libraries agree with its loader, %d judged from it" % (len(rels),
                                                                           len(inferred)))
 

@@ -343,35 +343,103 @@ static bool exports(lo_resolver *r, const char *path, const char *sym)
 	return lo_resolver_read(r, path, &e) == 0 && lo_elf_exports(e, sym);
 }
 
+/* The libraries a program is taken to have loaded first, in the order it loads them. */
+typedef struct preloads {
+	lo_resolver *r;
+	const candidates *c;
+	const char *abs, *prog;
+	char **out; /* owned paths */
+	size_t n, cap;
+	char **seen; /* every library looked at, so that each is, once */
+	size_t seen_count, seen_cap;
+} preloads;
+
+/* Does `prog` or a library already in `pre` define `ref`? */
+static bool preloaded(const preloads *pre, const lo_elf_undef *ref)
+{
+	const lo_elf *e;
+	size_t i;
+
+	if (lo_resolver_read(pre->r, pre->prog, &e) == 0 && lo_elf_defines(e, ref))
+		return true;
+	for (i = 0; i < pre->n; i++)
+		if (lo_resolver_read(pre->r, pre->out[i], &e) == 0 && lo_elf_defines(e, ref))
+			return true;
+	return false;
+}
+
+/* The first library beside the object, not the object itself, that defines `ref`. */
+static const char *provider(const preloads *pre, const lo_elf_undef *ref)
+{
+	const lo_elf *e;
+	size_t j;
+
+	for (j = 0; j < pre->c->lib_count; j++)
+		if (strcmp(pre->c->libs[j], pre->abs) &&
+		    lo_resolver_read(pre->r, pre->c->libs[j], &e) == 0 && lo_elf_defines(e, ref))
+			return pre->c->libs[j];
+	return NULL;
+}
+
+/*
+ * Add the library at `path`, after the libraries beside it that it takes
+ * symbols from: a program loads a module's dependencies before it (zsh
+ * loads zle.so before complete.so, which needs zle's clwords at once).
+ * Each library is looked at once, however they need each other.
+ */
+static void add_preload(preloads *pre, const char *path)
+{
+	const lo_elf *e;
+	lo_elf_undef ref;
+	size_t cursor = 0, i;
+
+	for (i = 0; i < pre->seen_count; i++)
+		if (!strcmp(pre->seen[i], path))
+			return;
+	lo_strv_add_unique(&pre->seen, &pre->seen_count, &pre->seen_cap, path);
+	while (lo_resolver_read(pre->r, path, &e) == 0 && lo_elf_undef_next(e, &cursor, &ref)) {
+		const char *from;
+
+		if (!ref.weak && !preloaded(pre, &ref) && (from = provider(pre, &ref)) &&
+		    strcmp(from, path))
+			add_preload(pre, from);
+	}
+	lo_strv_add_unique(&pre->out, &pre->n, &pre->cap, path);
+}
+
 /*
  * The libraries beside the object (`abs`) that `prog` is taken to have
  * loaded first: the missing ones it needs, then, for each symbol neither
- * `prog` nor those export, the first beside it that does. Owned paths, *n.
+ * `prog` nor those export, the first beside it that does; each after what
+ * it takes from the others. Owned paths, *n.
  */
 static char **preloads_for(lo_resolver *r, const candidates *c, const char *dir,
 			   const char *abs, const char *prog, const missing *m, size_t *n)
 {
-	char **out = NULL, *path = NULL;
-	size_t i, j, k, cap = 0;
+	preloads pre = { .r = r, .c = c, .abs = abs, .prog = prog };
+	char *path = NULL;
+	size_t i, k;
 
-	*n = 0;
 	for (i = 0; i < m->lib_count; i++) {
 		if (asprintf(&path, "%s/%s", dir, m->libs[i]) < 0)
 			abort();
-		lo_strv_add_unique(&out, n, &cap, path);
+		add_preload(&pre, path);
 		free(path);
 	}
 	for (i = 0; i < m->symbol_count; i++) {
 		const char *sym = m->symbols[i];
 		bool found = exports(r, prog, sym);
+		size_t j;
 
-		for (k = 0; !found && k < *n; k++)
-			found = exports(r, out[k], sym);
+		for (k = 0; !found && k < pre.n; k++)
+			found = exports(r, pre.out[k], sym);
 		for (j = 0; !found && j < c->lib_count; j++)
 			if (strcmp(c->libs[j], abs) && (found = exports(r, c->libs[j], sym)))
-				lo_strv_add_unique(&out, n, &cap, c->libs[j]);
+				add_preload(&pre, c->libs[j]);
 	}
-	return out;
+	lo_strv_free(pre.seen, pre.seen_count);
+	*n = pre.n;
+	return pre.out;
 }
 
 /* Is `prog` an executable of the object's machine that gives it something? */
