@@ -148,17 +148,23 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool 
  * symbols of its own left undefined, libraries it needs that lie beside it
  * but that the search does not find (Wine's ntdll.so). The candidates, in
  * order, at most LO_HOSTS_INFER_PROGRAMS per directory, each found once per
- * scan and only read, never run: the build tree's own ELF executables (in
- * the object's directory, those above it up to `top`, and their bin/);
+ * scan and only read, never run: the build tree's own ELF executables that
+ * export their functions, main among them (-rdynamic, CMake's
+ * ENABLE_EXPORTS), in the object's directory, those above it up to `top`,
+ * and their bin/;
  * then the programs named like the directories holding it (nearest first:
  * zsh/5.9/zsh/attr.so -> zsh) in the system's program directories
  * (/usr/bin, /bin, /usr/sbin, ...) and in /usr/lib/NAME/ and
  * /usr/libexec/NAME/ (Wine's /usr/lib/wine/wine64). A program is taken only
  * when it, with libraries beside the object that it is taken to have loaded
  * first (the needed ones that lie there, then those exporting what the
- * program does not: zsh's zle.so for complist.so), provides every symbol
- * and library that was missing; the object is then judged fully from it,
- * anything else missing a finding. Candidates that do not are listed for
+ * program does not: zsh's zle.so for complist.so, each after those it
+ * needs), provides every symbol and library that was missing; the object
+ * is then judged fully from it, anything else missing a finding. In a
+ * build tree, where none provides all, the tree's program that provides
+ * the most, more than half, is the host all the same, and what it lacks a
+ * finding: a plugin left from a branch whose program has lost a function.
+ * Otherwise nothing is inferred, and the candidates tried are listed for
  * --verbose (lo_hosts_detail).
  */
 #define LO_HOSTS_INFER_PROGRAMS 8

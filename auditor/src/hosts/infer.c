@@ -206,10 +206,28 @@ static void add_listed(candidates *c, const char *dir,
 }
 
 /*
+ * The programs of the build tree in `dir` that export their own functions
+ * (main among them: -rdynamic, CMake's ENABLE_EXPORTS), as plugins' hosts
+ * do; the tree's other programs (its tests, its tools) take no room.
+ */
+static void add_exporting(candidates *c, lo_resolver *r, const char *dir)
+{
+	size_t i, n;
+	char **paths = list_dir(dir, tree_program, NULL, &n);
+	const lo_elf *e;
+
+	for (i = 0; i < n; i++)
+		if (lo_resolver_read(r, paths[i], &e) == 0 &&
+		    (lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)) && lo_elf_exports(e, "main"))
+			add_program(c, paths[i], "an executable of the build tree");
+	lo_strv_free(paths, n);
+}
+
+/*
  * The build tree's own programs: in `dir`, in each directory above it up to
  * `top`, and in each one's bin/, nearest first.
  */
-static void add_tree_programs(candidates *c, const char *dir, const char *top)
+static void add_tree_programs(candidates *c, lo_resolver *r, const char *dir, const char *top)
 {
 	size_t tlen = strlen(top);
 	char *d = lo_xstrdup(dir), *bin = NULL;
@@ -217,10 +235,10 @@ static void add_tree_programs(candidates *c, const char *dir, const char *top)
 	while (!strncmp(d, top, tlen) && (d[tlen] == '/' || !d[tlen])) {
 		char *slash;
 
-		add_listed(c, d, tree_program, NULL, "an executable of the build tree");
+		add_exporting(c, r, d);
 		if (asprintf(&bin, "%s/bin", d) < 0)
 			abort();
-		add_listed(c, bin, tree_program, NULL, "an executable of the build tree");
+		add_exporting(c, r, bin);
 		free(bin);
 		if (!d[tlen] || !(slash = strrchr(d, '/')))
 			break;
@@ -271,7 +289,7 @@ static const candidates *candidates_of(lo_hosts_guesses *in, const char *dir, co
 
 		c = lo_xcalloc(1, sizeof(*c));
 		if (top)
-			add_tree_programs(c, dir, top);
+			add_tree_programs(c, in->r, dir, top);
 		c->tree_count = c->program_count;
 		add_named_programs(c, in->r, dir);
 		c->libs = list_dir(dir, beside_library, NULL, &n);
