@@ -98,6 +98,8 @@ foreach(p %s)
   add_library(${p} MODULE ${p}.c)
   set_target_properties(${p} PROPERTIES PREFIX ""
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/plugins)
+  # linked to the program whose API it uses: the build's records say who loads it
+  target_link_libraries(${p} PRIVATE app)
 endforeach()
 """
 
@@ -151,6 +153,11 @@ def test_cmake_plugins_of_the_tree_own_program_across_branches():
         f = r.file(rel)
         assert f["verdict"] == want[rel] and f["loads"] is (answer == "ok"), (rel, f, answer)
         assert f["host"] == str(build / "app") and f["host_inferred"], f
+        # the live ones by the File API's record of their target, the stale one by
+        # the tree's program alone, its target gone from the records
+        assert ("an executable of the build tree" if rel.endswith("old.so") else
+                "the program its target links to in the build's records") in \
+            f["host_inferred"], f
         if answer != "ok":
             # judged from the program: only what it lacks is a finding
             assert {x["symbol"] for x in r.reasons(rel, "undefined-symbol")} == {"api_v1"}, f

@@ -178,11 +178,14 @@ typedef struct lo_hosts_inferred {
 /*
  * Infer the host of the object at `abs` (`own`: as its judge read it, or
  * NULL when the resolver holds it) whose load `plain` from its default
- * host failed; `top` is the build tree holding it, or NULL. Returns true
- * with *out filled, or false (nothing inferred: `plain` stands).
+ * host failed; `top` is the build tree holding it, or NULL; `recorded` the
+ * program the build's records say loads it (buildsys.h's
+ * lo_buildsys_loaded_by), tried first as one of the tree's, or NULL.
+ * Returns true with *out filled, or false (nothing inferred: `plain`
+ * stands).
  */
 bool lo_hosts_infer(lo_hosts *hs, const char *abs, const lo_elf *own, const char *top,
-		    const lo_load *plain, lo_hosts_inferred *out);
+		    const char *recorded, const lo_load *plain, lo_hosts_inferred *out);
 void lo_hosts_inferred_dispose(lo_hosts_inferred *in);
 
 /*

@@ -537,66 +537,79 @@ static char *why_inferred(const char *prog, const char *from, const missing *m, 
 	return lo_buf_detach(&b);
 }
 
+/* The object whose host is inferred, as the candidates are tried for it. */
+typedef struct judged {
+	const char *abs, *dir;
+	const lo_elf *e, *own;
+	missing m;
+	lo_buf tried; /* the candidates tried, with why each is not the host */
+} judged;
+
 /*
- * Try program i of c as the host: its load, when it is one that gives the
- * object something, with *left how many of m it still misses and *why how
- * it was found; else NULL, and why not in `tried`.
+ * Try `prog` (found as `from` says) as the host of o: its load, when it is
+ * a program that gives o something, with *left how many of what o lacks it
+ * still misses and *why how it was found; else NULL, why not in o->tried.
  */
-static lo_load *try_program(lo_hosts *hs, lo_resolver *r, const candidates *c, size_t i,
-			    const char *abs, const char *dir, const lo_elf *e, const lo_elf *own,
-			    const missing *m, size_t *left, char **why_out, lo_buf *tried)
+static lo_load *try_program(lo_hosts *hs, lo_resolver *r, const candidates *c, judged *o,
+			    const char *prog, const char *from, size_t *left, char **why_out)
 {
-	const char *prog = c->programs[i], *why = unfit(r, prog, e, m), *lacks;
+	const char *why = unfit(r, prog, o->e, &o->m), *lacks;
 	const lo_host *host;
 	lo_load *load = NULL;
 	char **pre = NULL;
 	size_t npre = 0;
 
 	if (!why) {
-		pre = preloads_for(r, c, dir, abs, prog, m, &npre);
+		pre = preloads_for(r, c, o->dir, o->abs, prog, &o->m, &npre);
 		if (lo_hosts_for_inferred(hs, prog, (const char *const *)pre, npre, &host) < 0)
 			why = "cannot be used";
 	}
 	if (why) {
-		lo_buf_printf(tried, "%s'%s' (%s)", tried->len ? ", " : "", prog, why);
+		lo_buf_printf(&o->tried, "%s'%s' (%s)", o->tried.len ? ", " : "", prog, why);
 		lo_strv_free(pre, npre);
 		return NULL;
 	}
-	lo_load_simulate_own(&load, r, host, abs, own, 0, NULL, NULL);
-	*left = still_missing(load, abs, m, &lacks);
+	lo_load_simulate_own(&load, r, host, o->abs, o->own, 0, NULL, NULL);
+	*left = still_missing(load, o->abs, &o->m, &lacks);
 	if (*left)
-		lo_buf_printf(tried, "%s'%s' (lacks %s)", tried->len ? ", " : "", prog, lacks);
-	*why_out = why_inferred(prog, c->from[i], m, *left, pre, npre);
+		lo_buf_printf(&o->tried, "%s'%s' (lacks %s)", o->tried.len ? ", " : "", prog, lacks);
+	*why_out = why_inferred(prog, from, &o->m, *left, pre, npre);
 	lo_strv_free(pre, npre);
 	return load;
 }
 
 /*
- * The host of the object: the first candidate that gives it all it missed;
- * else, in a build tree, the tree's program that gives it the most, more
- * than half (a plugin left from a branch whose program lost a function:
- * the seed's failure, its host the project's own program), what it lacks
- * still a finding. True with *out filled.
+ * The host of o: the first candidate that gives it all it missed, the
+ * program the build's records name (`recorded`, or NULL) tried first;
+ * else, in a build tree, the tree's program (that one too) that gives it
+ * the most, more than half (a plugin left from a branch whose program lost
+ * a function: the seed's failure, its host the project's own program),
+ * what it lacks still a finding. True with *out filled.
  */
-static bool pick(lo_hosts *hs, lo_resolver *r, const candidates *c, const char *abs,
-		 const char *dir, const lo_elf *e, const lo_elf *own, const missing *m,
-		 lo_hosts_inferred *out, lo_buf *tried)
+static bool pick(lo_hosts *hs, lo_resolver *r, const candidates *c, judged *o,
+		 const char *recorded, lo_hosts_inferred *out)
 {
-	size_t i, left, best_left = (m->symbol_count + m->lib_count + 1) / 2;
+	size_t k, left, first = recorded ? 1 : 0;
+	size_t best_left = (o->m.symbol_count + o->m.lib_count + 1) / 2;
 	lo_load *load;
 	char *why;
 
-	for (i = 0; i < c->program_count; i++) {
-		if (!(load = try_program(hs, r, c, i, abs, dir, e, own, m, &left, &why, tried)))
+	for (k = 0; k < first + c->program_count; k++) {
+		const char *prog = k < first ? recorded : c->programs[k - first];
+		const char *from = k < first ? "the program its target links to in the build's "
+					       "records"
+					     : c->from[k - first];
+
+		if (!(load = try_program(hs, r, c, o, prog, from, &left, &why)))
 			continue;
-		if (left && (i >= c->tree_count || left >= best_left)) {
+		if (left && (k >= first + c->tree_count || left >= best_left)) {
 			lo_load_free(load);
 			free(why);
 			continue;
 		}
 		lo_hosts_inferred_dispose(out);
 		out->load = load;
-		out->host = lo_xstrdup(c->programs[i]);
+		out->host = lo_xstrdup(prog);
 		out->why = why;
 		if (!(best_left = left))
 			return true;
@@ -605,31 +618,31 @@ static bool pick(lo_hosts *hs, lo_resolver *r, const candidates *c, const char *
 }
 
 bool lo_hosts_infer(lo_hosts *hs, const char *abs, const lo_elf *own, const char *top,
-		    const lo_load *plain, lo_hosts_inferred *out)
+		    const char *recorded, const lo_load *plain, lo_hosts_inferred *out)
 {
 	lo_hosts_guesses *in = lo_hosts_guesses_of(hs);
-	const lo_elf *e = own ? own : lo_load_elf(plain);
+	judged o = { .abs = abs, .own = own, .e = own ? own : lo_load_elf(plain),
+		     .tried = LO_BUF_INIT };
 	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
-	missing m = { 0 };
-	lo_buf tried = LO_BUF_INIT;
 	bool ok = false;
 
 	memset(out, 0, sizeof(*out));
-	if (!e || !lo_target_of(e) || !missing_of(in->r, plain, abs, dir, &m))
+	o.dir = dir;
+	if (!o.e || !lo_target_of(o.e) || !missing_of(in->r, plain, abs, dir, &o.m))
 		goto out;
-	ok = pick(hs, in->r, candidates_of(in, dir, top), abs, dir, e, own, &m, out, &tried);
+	ok = pick(hs, in->r, candidates_of(in, dir, top), &o, recorded, out);
 	if (!ok) {
 		lo_buf line = LO_BUF_INIT;
 
 		lo_buf_printf(&line, "'%s': no program found provides what it lacks (%s); tried: %s",
-			      abs, m.symbol_count ? m.symbols[0] : m.libs[0],
-			      tried.len ? lo_buf_cstr(&tried) : "none found");
+			      abs, o.m.symbol_count ? o.m.symbols[0] : o.m.libs[0],
+			      o.tried.len ? lo_buf_cstr(&o.tried) : "none found");
 		lo_hosts_add_detail(hs, lo_buf_cstr(&line));
 		lo_buf_dispose(&line);
 	}
 out:
-	lo_buf_dispose(&tried);
-	missing_dispose(&m);
+	lo_buf_dispose(&o.tried);
+	missing_dispose(&o.m);
 	free(dir);
 	return ok;
 }

@@ -157,9 +157,23 @@ static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *o
 {
 	const char *rel = lo_scan_rules_path_of(s, abs);
 	char *top = rel != abs ? lo_xstrndup(abs, (size_t)(rel - abs - 1)) : NULL;
+	char *recorded = NULL, *exe;
 	lo_hosts_inferred in;
-	bool found = lo_hosts_infer(s->hosts, abs, own, top, plain, &in);
+	size_t i, n;
+	bool found;
 
+	/* the program the build's records say loads it, where a root's do */
+	for (i = 0; !recorded && s->bs && i < s->root_count; i++) {
+		n = strlen(s->build_dirs[i]);
+		if (!s->bs[i] || strncmp(abs, s->build_dirs[i], n) || abs[n] != '/' ||
+		    !(exe = lo_buildsys_loaded_by(s->bs[i], abs + n + 1)))
+			continue;
+		if (asprintf(&recorded, "%s/%s", s->build_dirs[i], exe) < 0)
+			abort();
+		free(exe);
+	}
+	found = lo_hosts_infer(s->hosts, abs, own, top, recorded, plain, &in);
+	free(recorded);
 	free(top);
 	if (!found)
 		return plain;
