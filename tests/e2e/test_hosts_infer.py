@@ -39,6 +39,10 @@ def test_zsh_modules_are_judged_from_zsh():
     # what zsh alone cannot load (zsh/zftp needs zsh/net/tcp's functions) stays broken
     assert inferred >= len(files) - 3, files
     print("zsh: %d modules agree with zmodload, %d judged from zsh" % (len(files), inferred))
+    # explain says the same of one, from the same host
+    e = lotest.leftover("explain", os.path.join(top, "zsh/complist.so"))
+    assert e.returncode == 0 and "host inferred from what it lacks: '/usr/bin/zsh'" in e.stdout \
+        and "having loaded first zle.so, complete.so" in e.stdout, e.stdout
 
     # a module zsh does not provide for: broken as from a plain program, the
     # candidates tried listed under --verbose

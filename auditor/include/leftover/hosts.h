@@ -171,6 +171,7 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool 
 
 typedef struct lo_hosts_inferred {
 	lo_load *load; /* the object's load from the inferred host; owned */
+	const lo_host *with; /* that host, borrowed from the lo_hosts */
 	char *host;    /* the inferred program; owned */
 	char *why;     /* how it was found and what it provides, for the report; owned */
 } lo_hosts_inferred;

@@ -551,7 +551,8 @@ typedef struct judged {
  * still misses and *why how it was found; else NULL, why not in o->tried.
  */
 static lo_load *try_program(lo_hosts *hs, lo_resolver *r, const candidates *c, judged *o,
-			    const char *prog, const char *from, size_t *left, char **why_out)
+			    const char *prog, const char *from, size_t *left, char **why_out,
+			    const lo_host **with)
 {
 	const char *why = unfit(r, prog, o->e, &o->m), *lacks;
 	const lo_host *host;
@@ -570,6 +571,7 @@ static lo_load *try_program(lo_hosts *hs, lo_resolver *r, const candidates *c, j
 		return NULL;
 	}
 	lo_load_simulate_own(&load, r, host, o->abs, o->own, 0, NULL, NULL);
+	*with = host;
 	*left = still_missing(load, o->abs, &o->m, &lacks);
 	if (*left)
 		lo_buf_printf(&o->tried, "%s'%s' (lacks %s)", o->tried.len ? ", " : "", prog, lacks);
@@ -591,6 +593,7 @@ static bool pick(lo_hosts *hs, lo_resolver *r, const candidates *c, judged *o,
 {
 	size_t k, left, first = recorded ? 1 : 0;
 	size_t best_left = (o->m.symbol_count + o->m.lib_count + 1) / 2;
+	const lo_host *with;
 	lo_load *load;
 	char *why;
 
@@ -600,7 +603,7 @@ static bool pick(lo_hosts *hs, lo_resolver *r, const candidates *c, judged *o,
 					       "records"
 					     : c->from[k - first];
 
-		if (!(load = try_program(hs, r, c, o, prog, from, &left, &why)))
+		if (!(load = try_program(hs, r, c, o, prog, from, &left, &why, &with)))
 			continue;
 		if (left && (k >= first + c->tree_count || left >= best_left)) {
 			lo_load_free(load);
@@ -609,6 +612,7 @@ static bool pick(lo_hosts *hs, lo_resolver *r, const candidates *c, judged *o,
 		}
 		lo_hosts_inferred_dispose(out);
 		out->load = load;
+		out->with = with;
 		out->host = lo_xstrdup(prog);
 		out->why = why;
 		if (!(best_left = left))
