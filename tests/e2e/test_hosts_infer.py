@@ -44,6 +44,15 @@ def test_zsh_modules_are_judged_from_zsh():
     assert e.returncode == 0 and "host inferred from what it lacks: '/usr/bin/zsh'" in e.stdout \
         and "having loaded first zle.so, complete.so" in e.stdout, e.stdout
 
+    # --host overrides the inference, and so does a rule that pins the host
+    dash = os.path.realpath(lotest.need("dash", "dash"))
+    rules = lotest.workdir("infer-zsh-rules") / "pin.rules"
+    rules.write_text('[host "pinned"]\n\tmatch = **/zsh/attr.so\n\tprogram = %s\n' % dash)
+    for args, rule in ((["--host", dash], None), (["--rules", rules], "pinned")):
+        f = lotest.scan(top, args=args).file("zsh/attr.so")
+        assert f["verdict"] == "broken" and f["host"] == dash and f["host_rule"] == rule and \
+            f["host_inferred"] is None, (args, f)
+
     # a module zsh does not provide for: broken as from a plain program, the
     # candidates tried listed under --verbose
     tree = lotest.workdir("infer-zsh-other") / "zsh"
