@@ -160,9 +160,13 @@ static char **list_dir(const char *dir, bool (*want)(const char *path, const cha
 			continue;
 		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
 			abort();
-		if (want(path, de->d_name, arg))
-			lo_strv_add_unique(&out, n, &cap, path);
-		free(path);
+		/* names in a directory are unique: no search of those kept */
+		if (want(path, de->d_name, arg)) {
+			lo_array_grow(&out, &cap, *n + 1, sizeof(*out));
+			out[(*n)++] = path;
+		} else {
+			free(path);
+		}
 	}
 	closedir(d);
 	if (*n)
@@ -170,7 +174,7 @@ static char **list_dir(const char *dir, bool (*want)(const char *path, const cha
 	return out;
 }
 
-/* A program of a build tree: an executable file that is not a library (nor a script). */
+/* A program of a build tree: an executable file not named as a library (read later). */
 static bool tree_program(const char *path, const char *name, const char *arg)
 {
 	(void)arg;
