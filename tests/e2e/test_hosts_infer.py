@@ -193,6 +193,10 @@ def x32_runs():
 def test_x32_objects_are_judged_by_their_loader():
     lotest.need("/usr/libx32/libc.so.6", "libc6-x32")
     lotest.need("/usr/libx32/crt1.o", "libc6-dev-x32")
+    # gcc's x32 parts alone: gcc-multilib, which would bring them, conflicts with the
+    # cross compilers other tests install
+    gcc = lotest.run(["gcc", "-dumpversion"]).stdout.strip().split(".")[0]
+    lotest.need("/usr/lib/gcc/x86_64-linux-gnu/%s/x32/crtbeginS.o" % gcc, "libx32gcc-%s-dev" % gcc)
     r = lotest.scan("/usr/libx32")
     elf = {p: f for p, f in r.files.items() if f["verdict"] != "skipped"}
     assert len(elf) >= 20 and all(f["arch"] == "x86_64-linux-gnux32" and f["verdict"] == "ok"
