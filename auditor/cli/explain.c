@@ -229,6 +229,7 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 	lo_resolver_opts ropts;
 	lo_resolver *r = NULL;
 	lo_host *host = NULL;
+	lo_hosts *hosts = NULL;
 	lo_load *load = NULL;
 	const lo_elf *e;
 	const lo_target *target;
@@ -277,13 +278,30 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 		goto out;
 	}
 	lo_load_simulate(&load, r, host, abs, LO_LOAD_TRACE, NULL, NULL);
+	/* no one named its host: inferred from what it lacks, as the scan does (hosts.h) */
+	if (!program && !o->scan.host && kind == LO_KIND_SHARED_LIBRARY && !lo_load_ok(load) &&
+	    !ruled_host(o, abs, e)) {
+		lo_hosts_inferred in;
+
+		hosts = lo_hosts_new(r, NULL, NULL, NULL);
+		if (lo_hosts_infer(hosts, abs, NULL, lo_buildsys_is_tree(tree) ? tree : NULL, NULL,
+				   load, &in)) {
+			lo_load_free(load);
+			lo_load_simulate(&load, r, in.with, abs, LO_LOAD_TRACE, NULL, NULL);
+			printf("%s: host %s\n", abs, in.why);
+			program = lo_xstrdup(in.host);
+			lo_hosts_inferred_dispose(&in);
+		}
+	}
 	if (verbose) {
-		printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind), lo_host_name(host));
+		printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind),
+		       program ? program : lo_host_name(host));
 		print_objects(load);
 		print_symbols(load, abs);
 	}
 	lo_explain_records(&records, abs, lo_load_ok(load));
-	lo_explain_write_summary(&summary, abs, kind, lo_host_name(host), load, records, named);
+	lo_explain_write_summary(&summary, abs, kind, program ? program : lo_host_name(host), load,
+				 records, named);
 written:
 	fputs(lo_buf_cstr(&summary), stdout);
 	rc = lo_load_ok(load) && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN
@@ -292,6 +310,7 @@ out:
 	lo_buf_dispose(&summary);
 	lo_explain_free(records);
 	lo_load_free(load);
+	lo_hosts_free(hosts); /* after the load, which an inferred host of it outlives */
 	lo_host_free(host);
 	lo_resolver_free(r);
 	free(program);

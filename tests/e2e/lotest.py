@@ -30,6 +30,7 @@ API (keep it this small):
   dlopen(paths, python=None, jobs=1) -> [str] the real loader's answer per path:
                                               "ok", "error MSG", "signal N", "exit N"
   host_load(program, paths) -> [str]          perl's or lua's own answer per path
+  inferred_first(path, f) -> [Path]           what an inferred host loaded first (JSON f)
   assert_hosted(r, rels, truth, rule, host, missing)  scan r judged rels from the rule's
                                               host as that program loaded them
   assert_provides_stand_in(tree, rels, rule, ...)  without the program, the scan goes on
@@ -47,6 +48,7 @@ import grp
 import json
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -424,13 +426,14 @@ _HOST_LOADS = {
 }
 
 
-def host_load(program, paths, timeout=10):
+def host_load(program, paths, timeout=10, first=None):
     """What `program` answers when it loads each path itself: "ok" or "error
     MSG", one process per path. perl, lua and node load it with their own
-    loaders; any other program loads it inside its process (load_inside)."""
+    loaders; any other program loads it inside its process (load_inside),
+    having loaded first[i] before paths[i] where given."""
     kind = [k for k in _HOST_LOADS if os.path.basename(program).startswith(k)]
     if not kind:
-        return load_inside(program, paths, timeout=timeout)
+        return load_inside(program, paths, timeout=timeout, first=first)
     out = []
     for p in paths:
         r = run([program] + _HOST_LOADS[kind[0]], check=False, timeout=timeout,
@@ -442,33 +445,50 @@ def host_load(program, paths, timeout=10):
 
 # Loads a plugin inside a program that has no command to load one: given to
 # the program with LD_PRELOAD, its constructor runs in the program's own
-# process once the loader has relocated it, loads $LEFTOVER_PROBE_PATH as
-# the program would (RTLD_NOW | RTLD_GLOBAL), prints "ok" or dlerror(), and
-# exits before the program's main.
+# process once the loader has relocated it, loads the libraries of
+# $LEFTOVER_PROBE_FIRST (colon-separated) as the program loads its own
+# first (RTLD_LAZY | RTLD_GLOBAL), then $LEFTOVER_PROBE_PATH as the program
+# would (RTLD_NOW | RTLD_GLOBAL), prints "ok" or dlerror(), and exits
+# before the program's main.
 _PRELOAD_PROBE = r"""#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 __attribute__((constructor)) static void leftover_probe_load(void) {
-  const char *p = getenv("LEFTOVER_PROBE_PATH");
+  const char *p = getenv("LEFTOVER_PROBE_PATH"), *first = getenv("LEFTOVER_PROBE_FIRST");
+  char *list, *save = NULL, *f;
   if (!p) return;
-  fputs(dlopen(p, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror(), stdout);
+  list = strdup(first ? first : "");
+  for (f = strtok_r(list, ":", &save); f; f = strtok_r(NULL, ":", &save))
+    if (!dlopen(f, RTLD_LAZY | RTLD_GLOBAL)) { p = NULL; break; }
+  fputs(p && dlopen(p, RTLD_NOW | RTLD_GLOBAL) ? "ok" : dlerror(), stdout);
   fflush(stdout); _exit(0); }
 """
 
 
-def load_inside(program, paths, timeout=30):
+def load_inside(program, paths, timeout=30, first=None):
     """What `program` answers when each path is loaded inside its process (see
-    _PRELOAD_PROBE): "ok" or "error MSG", one process per path."""
+    _PRELOAD_PROBE): "ok" or "error MSG", one process per path. first: per
+    path, the libraries the program has loaded before it (a list each)."""
     probe = WORK / "lotest-preload-probe.so"
     if not probe.exists():
         cc(probe, _PRELOAD_PROBE, "-ldl")
     out = []
-    for p in paths:
+    for i, p in enumerate(paths):
         r = run([program, "--version"], check=False, timeout=timeout,
-                env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p)})
+                env={"LD_PRELOAD": str(probe), "LEFTOVER_PROBE_PATH": str(p),
+                     "LEFTOVER_PROBE_FIRST": ":".join(map(str, first[i] if first else []))})
         out.append("ok" if r.stdout == "ok" else "error " + (r.stdout or r.stderr[-300:]))
     return out
+
+
+def inferred_first(path, f):
+    """The libraries beside `path` that leftover took its inferred host (its
+    JSON `f`'s host_inferred) to have loaded first: full paths, in order."""
+    m = re.search(r"having loaded first (.*)$", f.get("host_inferred") or "")
+    return [os.path.join(os.path.dirname(str(path)), n) for n in m.group(1).split(", ")] \
+        if m else []
 
 
 def assert_hosted(r, rels, truth, rule, host, missing):

@@ -86,8 +86,10 @@ def loader_view(entries):
             got = lotest.dlopen(paths, python=host, jobs=2,
                                 arch=arch if not host else lotest.NATIVE_ARCH)
         else:
-            # a [host] rule's program (perl for XS modules): it loads them itself
-            got = lotest.host_load(host, paths)
+            # a [host] rule's program (perl for XS modules), or one inferred (zsh for its
+            # modules, with what leftover says it loaded first): it loads them itself
+            got = lotest.host_load(host, paths, first=[lotest.inferred_first(
+                entries[i][0], entries[i][1]) for i in idx])
         for i, a in zip(idx, got):
             answers[i] = a
     return answers

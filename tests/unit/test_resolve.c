@@ -127,6 +127,8 @@ static void test_dst_expansion(void **state)
 		/* riscv64's kernel passes no AT_PLATFORM: glibc drops the entry */
 		{ "/usr/$LIB/${PLATFORM}", "riscv64-linux-gnu", "" },
 		{ "$ORIGIN/$LIB", "riscv64-linux-gnu", "/o/lib/riscv64-linux-gnu" },
+		/* x32, biarch on Debian: its own libx32, not a multiarch directory */
+		{ "/usr/$LIB/${PLATFORM}", "x86_64-linux-gnux32", "/usr/libx32/x86_64" },
 		/* musl expands $ORIGIN alone (fixup_rpath) */
 		{ "${ORIGIN}/x", "x86_64-linux-musl", "/o/x" },
 		/* not tokens: a longer name, an unknown one */

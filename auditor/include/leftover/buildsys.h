@@ -170,6 +170,14 @@ typedef struct lo_orphan_verdict {
  */
 void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_verdict *v);
 
+/*
+ * The program that loads the module at `relpath` by the build's records:
+ * the executable of the target its CMake target links to (a MODULE linked
+ * to an ENABLE_EXPORTS program, File API `dependencies`), relative to the
+ * base; owned, or NULL when no record says.
+ */
+char *lo_buildsys_loaded_by(const lo_buildsys *bs, const char *relpath);
+
 /* Every orphan the model knows of, relative to the base; for listing non-candidates. */
 size_t lo_buildsys_orphan_count(const lo_buildsys *bs);
 const char *lo_buildsys_orphan_at(const lo_buildsys *bs, size_t i);

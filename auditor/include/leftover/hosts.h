@@ -142,6 +142,54 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool 
 		      const lo_hosts_program **program_out);
 
 /*
+ * Host inference (infer.c): the program of an object no rule, --host or
+ * --python gave a host, found by what it exports. Asked when the object's
+ * load from its default host fails only for what a program could give it:
+ * symbols of its own left undefined, libraries it needs that lie beside it
+ * but that the search does not find (Wine's ntdll.so). The candidates, in
+ * order, at most LO_HOSTS_INFER_PROGRAMS per directory, each found once per
+ * scan and only read, never run: the build tree's own ELF executables that
+ * export their functions, main among them (-rdynamic, CMake's
+ * ENABLE_EXPORTS), in the object's directory, those above it up to `top`,
+ * and their bin/;
+ * then the programs named like the directories holding it (nearest first:
+ * zsh/5.9/zsh/attr.so -> zsh) in the system's program directories
+ * (/usr/bin, /bin, /usr/sbin, ...) and in /usr/lib/NAME/ and
+ * /usr/libexec/NAME/ (Wine's /usr/lib/wine/wine64). A program is taken only
+ * when it, with libraries beside the object that it is taken to have loaded
+ * first (the needed ones that lie there, then those exporting what the
+ * program does not: zsh's zle.so for complist.so, each after those it
+ * needs), provides every symbol and library that was missing; the object
+ * is then judged fully from it, anything else missing a finding. In a
+ * build tree, where none provides all, the tree's program that provides
+ * the most, more than half, is the host all the same, and what it lacks a
+ * finding: a plugin left from a branch whose program has lost a function.
+ * Otherwise nothing is inferred, and the candidates tried are listed for
+ * --verbose (lo_hosts_detail).
+ */
+#define LO_HOSTS_INFER_PROGRAMS 8
+
+typedef struct lo_hosts_inferred {
+	lo_load *load; /* the object's load from the inferred host; owned */
+	const lo_host *with; /* that host, borrowed from the lo_hosts */
+	char *host;    /* the inferred program; owned */
+	char *why;     /* how it was found and what it provides, for the report; owned */
+} lo_hosts_inferred;
+
+/*
+ * Infer the host of the object at `abs` (`own`: as its judge read it, or
+ * NULL when the resolver holds it) whose load `plain` from its default
+ * host failed; `top` is the build tree holding it, or NULL; `recorded` the
+ * program the build's records say loads it (buildsys.h's
+ * lo_buildsys_loaded_by), tried first as one of the tree's, or NULL.
+ * Returns true with *out filled, or false (nothing inferred: `plain`
+ * stands).
+ */
+bool lo_hosts_infer(lo_hosts *hs, const char *abs, const lo_elf *own, const char *top,
+		    const char *recorded, const lo_load *plain, lo_hosts_inferred *out);
+void lo_hosts_inferred_dispose(lo_hosts_inferred *in);
+
+/*
  * Begin setting up, on a thread of its own, the interpreter of the Python
  * extension modules in `dir` (as lo_hosts_for_file would), once per
  * lo_hosts: a scan calls this when its walk meets the first module, so

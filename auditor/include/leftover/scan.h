@@ -50,6 +50,8 @@ typedef struct lo_file {
 	lo_verdict verdict;  /* lo_verdict_decide of stage, loads, orphan and suspected */
 	char *host;   /* the host program assumed, NULL when none was needed */
 	char *host_rule; /* the NAME of the [host "NAME"] that chose it, or NULL; owned */
+	char *host_inferred; /* how `host` was inferred from what the object lacks (hosts.h's
+				lo_hosts_infer), or NULL; owned */
 	const char *arch; /* the target whose loader judged it ("i386-linux-gnu", target.h),
 			     NULL when no load was played; static */
 	lo_reason *reasons;

@@ -399,6 +399,7 @@ static lo_bs_tree *tree_new(const char *base, const char *prefix)
 	t->produced = lo_map_new();
 	t->past = lo_map_new();
 	t->live_dirs = lo_map_new();
+	t->loaded_by = lo_map_new();
 	t->labels = lo_map_new();
 	t->cmake = dir_has(t->dir, "CMakeCache.txt");
 	t->meson = lo_bs_is_meson_dir(t->dir);
@@ -429,6 +430,7 @@ static void tree_free(lo_bs_tree *t)
 	lo_map_free(t->produced, NULL);
 	lo_map_free(t->past, lo_bs_free_record);
 	lo_map_free(t->live_dirs, NULL);
+	lo_map_free(t->loaded_by, free);
 	lo_map_free(t->labels, free);
 	for (i = 0; i < LO_BS_SOURCES; i++)
 		free(t->missing[i]);
@@ -759,6 +761,17 @@ static void orphan_detail(const lo_bs_tree *t, const lo_bs_record *r, lo_orphan_
 			 "listed by %s/cmake_clean.cmake, a target the current configuration no "
 			 "longer has (live targets from %s)", r->by, t->live_from);
 	}
+}
+
+char *lo_buildsys_loaded_by(const lo_buildsys *bs, const char *relpath)
+{
+	const lo_bs_tree *t = lo_bs_tree_of(bs, relpath);
+	const char *exe = t ? lo_map_get(t->loaded_by, relpath + strlen(t->prefix), NULL) : NULL;
+	char *out = NULL;
+
+	if (exe && asprintf(&out, "%s%s", t->prefix, exe) < 0)
+		abort();
+	return out;
 }
 
 void lo_buildsys_judge(const lo_buildsys *bs, const char *relpath, lo_orphan_verdict *v)

@@ -192,7 +192,64 @@ static json_t *load_reply(const lo_bs_tree *t, const char *file)
 	return j;
 }
 
-static void read_target(lo_bs_tree *t, const char *file)
+/*
+ * Which program loads a module, as the targets say it (a module linked to
+ * an ENABLE_EXPORTS executable): gathered while the codemodel is read,
+ * matched once every target is.
+ */
+typedef struct links {
+	lo_map *exe_by_id;    /* an EXECUTABLE target's id -> its first artifact (owned) */
+	lo_map *deps_by_art;  /* a library's artifact -> its dependencies' ids, one a line (owned) */
+} links;
+
+static void note_links(lo_bs_tree *t, json_t *tj, links *l)
+{
+	const char *type = json_string_value(json_object_get(tj, "type")), *id;
+	json_t *art = json_object_get(json_array_get(json_object_get(tj, "artifacts"), 0), "path");
+	json_t *dep;
+	lo_buf ids = LO_BUF_INIT;
+	char *rel;
+	size_t i;
+
+	id = json_string_value(json_object_get(tj, "id"));
+	if (!type || !id || !json_is_string(art) ||
+	    !(rel = lo_bs_normalise(t, NULL, json_string_value(art))))
+		return;
+	if (!strcmp(type, "EXECUTABLE") && !lo_map_get(l->exe_by_id, id, NULL)) {
+		lo_map_put(l->exe_by_id, id, rel);
+		return;
+	}
+	json_array_foreach(json_object_get(tj, "dependencies"), i, dep)
+		if (json_is_string(json_object_get(dep, "id")))
+			lo_buf_printf(&ids, "%s\n", json_string_value(json_object_get(dep, "id")));
+	if (ids.len && (!strcmp(type, "MODULE_LIBRARY") || !strcmp(type, "SHARED_LIBRARY")) &&
+	    !lo_map_get(l->deps_by_art, rel, NULL))
+		lo_map_put(l->deps_by_art, rel, lo_buf_detach(&ids));
+	lo_buf_dispose(&ids);
+	free(rel);
+}
+
+/* A library's first dependency that is an executable is the program that loads it. */
+static void match_link(const char *art, void *ids, void *payload)
+{
+	void **args = payload;
+	lo_bs_tree *t = args[0];
+	const links *l = args[1];
+	const char *id = ids;
+
+	while (*id && !lo_map_get(t->loaded_by, art, NULL)) {
+		size_t n = strcspn(id, "\n");
+		char *one = lo_xstrndup(id, n);
+		const char *exe = lo_map_get(l->exe_by_id, one, NULL);
+
+		if (exe)
+			lo_map_put(t->loaded_by, art, lo_xstrdup(exe));
+		free(one);
+		id += n + (id[n] == '\n');
+	}
+}
+
+static void read_target(lo_bs_tree *t, const char *file, links *l)
 {
 	json_t *tj = load_reply(t, file), *arts, *a, *name, *build;
 	const char *by = "the File API reply";
@@ -200,6 +257,7 @@ static void read_target(lo_bs_tree *t, const char *file)
 
 	if (!tj)
 		return;
+	note_links(t, tj, l);
 	name = json_object_get(tj, "name");
 	build = json_object_get(json_object_get(tj, "paths"), "build");
 	if (json_is_string(name) && json_is_string(build)) {
@@ -234,6 +292,7 @@ static int read_codemodel(lo_buildsys *bs, lo_bs_tree *t, const char *index_path
 	json_error_t err;
 	json_t *index = lo_bs_load_json(index_path, &err), *cm, *model, *confs, *conf;
 	lo_map *seen;
+	links l;
 	size_t i, j;
 
 	if (!index) {
@@ -258,6 +317,8 @@ static int read_codemodel(lo_buildsys *bs, lo_bs_tree *t, const char *index_path
 	 * a codemodel naming one big file N times cost N reads of it.
 	 */
 	seen = lo_map_new();
+	l.exe_by_id = lo_map_new();
+	l.deps_by_art = lo_map_new();
 	confs = json_object_get(model, "configurations");
 	json_array_foreach(confs, i, conf) {
 		json_t *targets = json_object_get(conf, "targets"), *tg;
@@ -268,9 +329,12 @@ static int read_codemodel(lo_buildsys *bs, lo_bs_tree *t, const char *index_path
 			if (!json_is_string(f) || lo_map_get(seen, json_string_value(f), NULL))
 				continue;
 			lo_map_put(seen, json_string_value(f), (void *)1);
-			read_target(t, json_string_value(f));
+			read_target(t, json_string_value(f), &l);
 		}
 	}
+	lo_map_foreach(l.deps_by_art, match_link, (void *[]){ t, &l });
+	lo_map_free(l.exe_by_id, free);
+	lo_map_free(l.deps_by_art, free);
 	lo_map_free(seen, NULL);
 	json_decref(model);
 	t->have_codemodel = true;

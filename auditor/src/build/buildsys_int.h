@@ -49,6 +49,8 @@ typedef struct lo_bs_tree {
 	lo_map *produced;  /* relpath -> the record naming it current (a label) */
 	lo_map *past;      /* relpath -> lo_bs_record*: recorded as built in the past */
 	lo_map *live_dirs; /* "sub/CMakeFiles/<t>.dir" of every current target */
+	lo_map *loaded_by; /* a module's artifact -> the executable artifact of the target
+			      its target links to (File API), both relative to the tree; owned */
 	const char *live_from; /* the record that named the live targets, static */
 	const char *records;   /* the records that decide in it, for the report; static or NULL */
 	bool have_codemodel;

@@ -425,6 +425,9 @@ int lo_hosts_program_new(lo_hosts_program **out, const char *program, const char
 
 /* ---- a scan's hosts --------------------------------------------------------- */
 
+/* The family of a host that is only read, never run: one inferred (infer.c). */
+static const char READ_ONLY[] = "(read only)";
+
 /* A host program as a scan knows it: set up once, or failed once. */
 typedef struct entry {
 	lo_host *host;
@@ -452,6 +455,7 @@ struct lo_hosts {
 	bool started, starter_running;
 	pthread_t starter;
 	char *start_dir;
+	lo_hosts_guesses *infer; /* the candidates host inference has found, per directory */
 };
 
 static void entry_free(void *p)
@@ -478,6 +482,7 @@ lo_hosts *lo_hosts_new(lo_resolver *r, const char *python, const char *host,
 	pthread_cond_init(&hs->ready, NULL);
 	hs->by_program = lo_map_new();
 	hs->python_by_dir = lo_map_new();
+	hs->infer = lo_hosts_guesses_new(r);
 	return hs;
 }
 
@@ -492,6 +497,7 @@ void lo_hosts_free(lo_hosts *hs)
 	free(hs->path_python);
 	lo_map_free(hs->by_program, entry_free);
 	lo_map_free(hs->python_by_dir, free);
+	lo_hosts_guesses_free(hs->infer);
 	for (i = 0; i < hs->note_count; i++)
 		free(hs->notes[i]);
 	free(hs->notes);
@@ -499,6 +505,11 @@ void lo_hosts_free(lo_hosts *hs)
 	pthread_cond_destroy(&hs->ready);
 	pthread_mutex_destroy(&hs->lock);
 	free(hs);
+}
+
+lo_hosts_guesses *lo_hosts_guesses_of(lo_hosts *hs)
+{
+	return hs->infer;
 }
 
 const char *lo_hosts_note(const lo_hosts *hs, size_t i)
@@ -577,8 +588,9 @@ static int entry_setup(lo_hosts *hs, entry *e, const char *program, const lo_tar
 
 	if (!program)
 		return lo_host_new_plain(&e->host, hs->resolver, target);
-	/* a program under --sysroot may be for another machine: read, never run */
-	if (lo_resolver_in_sysroot(hs->resolver))
+	/* a program under --sysroot may be for another machine, an inferred one is only a
+	   guess (family READ_ONLY): read, never run */
+	if (lo_resolver_in_sysroot(hs->resolver) || family == READ_ONLY)
 		return lo_hosts_host_new(&e->host, hs->resolver, program, pre->paths, pre->count);
 	if ((err = lo_hosts_program_new(&e->program, program, family,
 					vouched ? NULL : hs->trust)) < 0)
@@ -645,8 +657,11 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 	/* the same program with other preloads is another process */
 	for (i = 0; i < pre->count; i++)
 		lo_buf_printf(&key, "\n%s", pre->paths[i]);
-	/* and one the user named may be run where the one a tree names is not */
-	if (!vouched)
+	/* and one the user named may be run where the one a tree names is not, and an
+	   inferred one never is */
+	if (family == READ_ONLY)
+		lo_buf_puts(&key, "\n(read only)");
+	else if (!vouched)
 		lo_buf_puts(&key, "\n(named by a tree)");
 	e = lo_map_get(hs->by_program, lo_buf_cstr(&key), NULL);
 	if (!e) {
@@ -681,6 +696,26 @@ static int lookup_locked(lo_hosts *hs, const char *program, const lo_target *tar
 }
 
 static const preloads no_preloads = { NULL, 0 };
+
+int lo_hosts_for_inferred(lo_hosts *hs, const char *program, const char *const *preload,
+			  size_t preload_count, const lo_host **host)
+{
+	preloads pre = { preload, preload_count };
+	const lo_hosts_program *unused;
+	int err;
+
+	pthread_mutex_lock(&hs->lock);
+	err = lookup_locked(hs, program, NULL, READ_ONLY, &pre, true, "", false, host, &unused);
+	pthread_mutex_unlock(&hs->lock);
+	return err;
+}
+
+void lo_hosts_add_detail(lo_hosts *hs, const char *line)
+{
+	pthread_mutex_lock(&hs->lock);
+	lo_strv_add_unique(&hs->details, &hs->detail_count, &hs->detail_cap, line);
+	pthread_mutex_unlock(&hs->lock);
+}
 
 static int for_file_locked(lo_hosts *hs, bool python, const char *dir, const lo_target *target,
 			   bool use, const lo_host **host, const lo_hosts_program **prog)

@@ -77,6 +77,18 @@ static const lo_target targets[] = {
 	  .hwcaps = (const char *const[]){ "z16", "z15", "z14", "z13", NULL },
 	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2MSB, .machine = EM_S390,
 	  .cache_flags = 0x0403 /* FLAG_ELF_LIBC6 | FLAG_S390_LIB64 */ },
+	/* x32: x86-64's 64-bit instructions with 32-bit pointers, ELF class 32 on machine
+	   x86-64. Debian ships it biarch (libc6-x32): its loader /libx32/ld-linux-x32.so.2
+	   searches /libx32 and /usr/libx32 (its slibdir and libdir), $LIB is libx32, and
+	   its cache entries carry FLAG_X8664_LIBX32 (sysdeps/unix/sysv/linux/x86_64/
+	   dl-cache.h). The kernel passes AT_PLATFORM x86_64 to an x32 process too. */
+	{ .name = "x86_64-linux-gnux32", .arch = "x32", .lib = "libx32", .platform = "x86_64",
+	  .libc = "libc.so.6", .libc_soname = "libc.so.6", .search = glibc_search,
+	  .versions = true,
+	  .default_dirs = (const char *const[]){ "/libx32", "/usr/libx32", NULL },
+	  .hwcaps = (const char *const[]){ "x86-64-v4", "x86-64-v3", "x86-64-v2", NULL },
+	  .elf_class = ELFCLASS32, .elf_data = ELFDATA2LSB, .machine = EM_X86_64,
+	  .cache_flags = 0x0803 /* FLAG_ELF_LIBC6 | FLAG_X8664_LIBX32 */ },
 	{ .name = "x86_64-linux-musl", .arch = "x86-64 (musl)",
 	  .libc = "/lib/ld-musl-x86_64.so.1", .path_file = "/etc/ld-musl-x86_64.path",
 	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,

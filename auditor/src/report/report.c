@@ -251,6 +251,9 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 			f->verdict == LO_VERDICT_SUSPECTED ? "possibly stale" : lo_verdict_str(f->verdict),
 			color ? "\033[0m" : "", lo_kind_str(f->kind));
 		free(path);
+		/* a host no one named: the finding says which it was judged from */
+		if (f->host_inferred)
+			fprintf(out, "  host %s\n", f->host_inferred);
 		for (j = 0; j < f->reason_count; j++)
 			write_reason(out, f, &f->reasons[j], flags);
 	}
@@ -478,6 +481,7 @@ static json_t *file_json(const lo_file *f)
 	json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
 	json_object_set_new(o, "host", jstr(f->host));
 	json_object_set_new(o, "host_rule", jstr(f->host_rule));
+	json_object_set_new(o, "host_inferred", jstr(f->host_inferred));
 	json_object_set_new(o, "arch", jstr(f->arch));
 	for (j = 0; j < f->reason_count; j++)
 		json_array_append_new(reasons, reason_json(&f->reasons[j]));

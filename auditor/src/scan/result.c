@@ -61,6 +61,7 @@ void lo_file_dispose(lo_file *f)
 	free(f->target);
 	free(f->host);
 	free(f->host_rule);
+	free(f->host_inferred);
 }
 
 void lo_scan_result_free(lo_scan_result *res)

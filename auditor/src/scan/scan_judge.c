@@ -149,17 +149,55 @@ static void python_init_check(lo_file *f, const lo_elf *e, const char *base, siz
 }
 
 /*
+ * The load of the file at abs from the host inferred by what its failed
+ * load `plain` lacks (hosts.h), which names it in f; `plain` where none is.
+ */
+static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *own,
+			   lo_load *plain)
+{
+	const char *rel = lo_scan_rules_path_of(s, abs);
+	char *top = rel != abs ? lo_xstrndup(abs, (size_t)(rel - abs - 1)) : NULL;
+	char *recorded = NULL, *exe;
+	lo_hosts_inferred in;
+	size_t i, n;
+	bool found;
+
+	/* the program the build's records say loads it, where a root's do */
+	for (i = 0; !recorded && s->bs && i < s->root_count; i++) {
+		n = strlen(s->build_dirs[i]);
+		if (!s->bs[i] || strncmp(abs, s->build_dirs[i], n) || abs[n] != '/' ||
+		    !(exe = lo_buildsys_loaded_by(s->bs[i], abs + n + 1)))
+			continue;
+		if (asprintf(&recorded, "%s/%s", s->build_dirs[i], exe) < 0)
+			abort();
+		free(exe);
+	}
+	found = lo_hosts_infer(s->hosts, abs, own, top, recorded, plain, &in);
+	free(recorded);
+	free(top);
+	if (!found)
+		return plain;
+	lo_load_free(plain);
+	f->host = in.host;
+	f->host_inferred = in.why;
+	return in.load;
+}
+
+/*
  * Play the load of the file at abs from `host` and record what fails; what
  * the [host] rule `ruled` (or NULL) says its host provides is no finding.
+ * `infer`: no one named its host, which may then be inferred.
  */
 static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
-		       const lo_host *host, const lo_rules_host *ruled)
+		       const lo_host *host, const lo_rules_host *ruled, bool infer)
 {
 	const char *changed;
 	lo_load *load;
 	size_t i, waived = 0;
 
 	lo_load_simulate_own(&load, s->resolver, host, abs, own, 0, NULL, NULL);
+	if (infer && !lo_load_ok(load) && !lo_load_changed(load))
+		load = infer_host(s, f, abs, own, load);
 	/* a change under the scan only ever makes a load fail (elf.h) */
 	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
 		char *why = NULL;
@@ -320,7 +358,8 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	if (n && python_never_imported(f, base, n, program))
 		return 0;
 	/* the rule's `provides` stand in for its program only where that is not read */
-	judge_load(s, f, abs, own->elf, host, by_rule ? NULL : ruled);
+	judge_load(s, f, abs, own->elf, host, by_rule ? NULL : ruled,
+		   !ruled && !given && f->kind == LO_KIND_SHARED_LIBRARY);
 	if (n && f->loads == LO_TRUE)
 		python_init_check(f, e, base, n);
 	return 0;
