@@ -69,6 +69,7 @@ typedef enum lo_reason_kind {
 	LO_REASON_SUPERSEDED_LIBRARY,
 	LO_REASON_RULE,
 	LO_REASON_SUSPECTED,
+	LO_REASON_ASSUMED, /* what a judgement took on trust (dyld's text stubs), no failure */
 } lo_reason_kind;
 
 const char *lo_reason_kind_str(lo_reason_kind k); /* "undefined-symbol" */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/origin.h"
@@ -654,6 +655,7 @@ void lo_scan_free(scan *s)
 	lo_hosts_free(s->hosts);
 	lo_trust_free(s->trust);
 	lo_resolver_free(s->resolver);
+	lo_dyld_free(s->dyld);
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
 	free(s->bs);
@@ -753,7 +755,8 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		ropts.outside = (const char *const *)s->roots;
 		ropts.outside_count = s->root_count;
 	}
-	if ((err = lo_resolver_new(&s->resolver, &ropts)) < 0)
+	if ((err = lo_resolver_new(&s->resolver, &ropts)) < 0 ||
+	    (err = lo_dyld_new(&s->dyld, NULL)) < 0)
 		goto out;
 	s->trust = scan_trust(s);
 	s->hosts = lo_hosts_new(s->resolver, opts ? opts->python : NULL, opts ? opts->host : NULL,

@@ -83,7 +83,7 @@ static bool under_roots(const scan *s, const char *abs)
  * /usr/lib/python3.11/...), where a relative path would pass a system
  * library off as a file of the scan.
  */
-static const char *rel_to_root(const scan *s, const char *abs)
+const char *lo_scan_rel_to_root(const scan *s, const char *abs)
 {
 	size_t rlen = strlen(s->res->root);
 
@@ -165,10 +165,10 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
 		char *why = NULL;
 
 		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
-			     "another process?); scan again", rel_to_root(s, changed)) < 0)
+			     "another process?); scan again", lo_scan_rel_to_root(s, changed)) < 0)
 			abort();
 		f->stage = LO_STAGE_UNREADABLE;
-		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, rel_to_root(s, changed),
+		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, lo_scan_rel_to_root(s, changed),
 				   why);
 		free(why);
 		lo_load_free(load);
@@ -182,8 +182,8 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
 			continue;
 		}
 		lo_file_add_reason(f, (lo_reason_kind)p->kind, p->symbol, p->version,
-				   p->library ? rel_to_root(s, p->library) : NULL,
-				   rel_to_root(s, p->object), p->detail);
+				   p->library ? lo_scan_rel_to_root(s, p->library) : NULL,
+				   lo_scan_rel_to_root(s, p->object), p->detail);
 	}
 	f->stage = LO_STAGE_LOADED;
 	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
@@ -276,6 +276,8 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	bool given, by_rule;
 	int err = lo_resolver_read_own(s->resolver, abs, own->buf, &e, &own->elf);
 
+	if (err == LO_ENOTELF && lo_scan_is_macho(abs))
+		return lo_scan_judge_macho(s, f, abs);
 	if (err == LO_ENOTELF) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL,
@@ -424,10 +426,10 @@ static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const ch
 			continue;
 		if (asprintf(&at, "%s/%s", lo_buildsys_base(bs), lib) < 0 ||
 		    asprintf(&why, "needs %s, a library the tree has superseded (%s)",
-			     lo_elf_needed(e, i), rel_to_root(s, at)) < 0)
+			     lo_elf_needed(e, i), lo_scan_rel_to_root(s, at)) < 0)
 			abort();
 		lo_file_add_reason(f, LO_REASON_SUPERSEDED_LIBRARY, NULL, NULL, lo_elf_needed(e, i),
-				   rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
+				   lo_scan_rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
 		free(why);
 		free(at);
 	}

@@ -71,6 +71,7 @@ static const char *const reason_kinds[] = {
 	[LO_REASON_SUPERSEDED_LIBRARY] = "superseded-library",
 	[LO_REASON_RULE] = "rule",
 	[LO_REASON_SUSPECTED] = "suspected",
+	[LO_REASON_ASSUMED] = "assumed",
 };
 
 const char *lo_reason_kind_str(lo_reason_kind k)
