@@ -125,8 +125,14 @@ const lo_macho *lo_macho_tbd_inlined(const lo_macho *m, const char *install_name
 
 void lo_macho_free(lo_macho *m);
 
-/* Does the file at these first bytes start as a Mach-O or universal file? */
+/*
+ * Does the file at these first bytes start as a Mach-O or universal file?
+ * 0xcafebabe starts a Java class file too: a fat header is taken only
+ * with a small arch count (a class file has its version there, 45 and up).
+ */
 bool lo_macho_sniff(const unsigned char *head, size_t n);
+/* Likewise for the file at `path` (false when it cannot be read). */
+bool lo_macho_is_file(const char *path);
 
 const char *lo_macho_name(const lo_macho *m);
 bool lo_macho_is_stub(const lo_macho *m);  /* read from a .tbd */

@@ -86,6 +86,19 @@ bool lo_macho_sniff(const unsigned char *head, size_t n)
 	       be32(head) == MH_MAGIC;
 }
 
+bool lo_macho_is_file(const char *path)
+{
+	unsigned char head[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	return n == (ssize_t)sizeof(head) && lo_macho_sniff(head, sizeof(head));
+}
+
 const char *lo_macho_dylib_kind_str(lo_macho_dylib_kind k)
 {
 	static const char *const names[] = { "load", "weak", "reexport", "upward", "lazy" };

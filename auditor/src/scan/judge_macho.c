@@ -10,30 +10,15 @@
  * judged off a Mac) the interpreter stands in by its C API's prefixes,
  * and a reason "assumed" says so, with the text stubs the load used.
  */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
-
-bool lo_scan_is_macho(const char *abs)
-{
-	unsigned char head[8];
-	int fd = open(abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	return n == (ssize_t)sizeof(head) && lo_macho_sniff(head, sizeof(head));
-}
 
 /* The module name of a Python extension at abs, when named as one: its length. */
 static size_t python_module(const lo_macho *m, const char *abs)
@@ -67,12 +52,16 @@ static void python_init_check(lo_file *f, const lo_macho *m, const char *abs, si
 	f->loads = LO_FALSE;
 }
 
-/* The host of a Python extension: --python when it is a Mach-O interpreter. */
-static const char *python_main(const scan *s)
+lo_kind lo_scan_kind_of_macho(const lo_macho *m, const char *path)
 {
-	const char *py = s->opts ? s->opts->python : NULL;
+	if (lo_macho_filetype(m) != LO_MACHO_DYLIB && lo_macho_filetype(m) != LO_MACHO_BUNDLE)
+		return LO_KIND_OTHER;
+	return python_module(m, path) ? LO_KIND_PYTHON_EXTENSION : LO_KIND_SHARED_LIBRARY;
+}
 
-	return py && lo_scan_is_macho(py) ? py : NULL;
+const char *lo_scan_macho_python(const char *python)
+{
+	return python && lo_macho_is_file(python) ? python : NULL;
 }
 
 static void add_problems(scan *s, lo_file *f, const lo_dyld_load *l)
@@ -115,7 +104,7 @@ int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs)
 	}
 	f->kind = (n = python_module(m, abs)) ? LO_KIND_PYTHON_EXTENSION : LO_KIND_SHARED_LIBRARY;
 	host.python = n > 0;
-	host.main = host.python ? python_main(s) : NULL;
+	host.main = host.python ? lo_scan_macho_python(s->opts ? s->opts->python : NULL) : NULL;
 	if ((err = lo_dyld_play(&l, s->dyld, &host, abs)) < 0) {
 		f->stage = LO_STAGE_UNREADABLE;
 		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, lo_error_last());

@@ -83,8 +83,7 @@ const char *lo_scan_rel_to_root(const scan *s, const char *abs);
  * it, played as dyld.h plays it. Returns 0.
  */
 int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs);
-/* Does the file at abs start as a Mach-O or universal file (not a Java class)? */
-bool lo_scan_is_macho(const char *abs);
+
 
 /* Free a scan's state (scan.c), which its result owns; NULL does nothing. */
 void lo_scan_free(scan *s);

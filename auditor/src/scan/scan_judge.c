@@ -29,6 +29,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/macho.h"
 #include "leftover/verdict.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
@@ -276,7 +277,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	bool given, by_rule;
 	int err = lo_resolver_read_own(s->resolver, abs, own->buf, &e, &own->elf);
 
-	if (err == LO_ENOTELF && lo_scan_is_macho(abs))
+	if (err == LO_ENOTELF && lo_macho_is_file(abs))
 		return lo_scan_judge_macho(s, f, abs);
 	if (err == LO_ENOTELF) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
