@@ -115,8 +115,8 @@ lo_macho *lo_macho_new_placeholder(const char *install_name);
 
 /*
  * Does the image list every symbol it exports? False for a placeholder
- * and for a stub that says it lists a subset (a top-level key
- * `x-leftover-subset: true`, as the stubs leftover ships do).
+ * and for a stub that says it lists a subset (a line `# leftover:
+ * subset`, a comment to linkers, as in the stubs leftover ships).
  */
 bool lo_macho_exports_known(const lo_macho *m);
 

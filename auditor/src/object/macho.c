@@ -497,7 +497,8 @@ void lo_macho_finish(lo_macho *m)
 {
 	size_t i, j = 0;
 
-	qsort(m->imports, m->import_count, sizeof(*m->imports), cmp_import);
+	if (m->import_count)
+		qsort(m->imports, m->import_count, sizeof(*m->imports), cmp_import);
 	for (i = 0; i < m->import_count; i++) {
 		if (j && !cmp_import(&m->imports[j - 1], &m->imports[i])) {
 			m->imports[j - 1].weak &= m->imports[i].weak;
@@ -507,7 +508,8 @@ void lo_macho_finish(lo_macho *m)
 		m->imports[j++] = m->imports[i];
 	}
 	m->import_count = j;
-	qsort(m->exports, m->export_count, sizeof(*m->exports), cmp_export);
+	if (m->export_count)
+		qsort(m->exports, m->export_count, sizeof(*m->exports), cmp_export);
 }
 
 const lo_macho *lo_macho_tbd_inlined(const lo_macho *m, const char *install_name)

@@ -41,14 +41,13 @@ static uint32_t tbd_version(const char *s, size_t n)
 	unsigned long part[3] = { 0, 0, 0 };
 	size_t i, k = 0;
 
-	for (i = 0; i < n && k < 3; i++) {
-		if (s[i] == '.')
-			k++;
-		else if (s[i] >= '0' && s[i] <= '9')
+	for (i = 0; i < n; i++) {
+		if (s[i] == '.' && ++k == 3)
+			break;
+		if (s[i] >= '0' && s[i] <= '9' && part[k] < 0xffff)
 			part[k] = part[k] * 10 + (unsigned long)(s[i] - '0');
-		if (part[k] > 0xffff)
-			part[k] = 0xffff;
 	}
+	part[0] = part[0] > 0xffff ? 0xffff : part[0];
 	return (uint32_t)(part[0] << 16 | (part[1] & 0xff) << 8 | (part[2] & 0xff));
 }
 
@@ -153,8 +152,7 @@ static void tbd_key(tbd_reader *r, size_t indent, const char *key, size_t klen, 
 		m->current_version = tbd_version(v, vlen);
 	else if (!strcmp(r->top, "compatibility-version"))
 		m->compat_version = tbd_version(v, vlen);
-	else if (!strcmp(r->top, "x-leftover-subset"))
-		m->subset = vlen == 4 && !strncmp(v, "true", 4);
+
 }
 
 static void tbd_line(tbd_reader *r, lo_macho *first, const char *line, size_t n)
@@ -167,6 +165,9 @@ static void tbd_line(tbd_reader *r, lo_macho *first, const char *line, size_t n)
 			tbd_new_document(r, first);
 		return;
 	}
+	/* a comment, so that the stub stays one a linker reads (macho.h) */
+	if (n >= 18 && !strncmp(line, "# leftover: subset", 18))
+		r->doc->subset = true;
 	while (indent < n && (line[indent] == ' ' || line[indent] == '-'))
 		indent++;
 	if (indent == n || line[indent] == '#' || !(colon = memchr(line, ':', n)))
