@@ -273,12 +273,11 @@ static int explain_macho(const lo_cli_opts *o, const char *abs, const char *name
 	lo_buf summary = LO_BUF_INIT;
 	lo_dyld_load *l = NULL;
 	const lo_macho *m;
-	lo_dyld *d;
+	lo_dyld *d = lo_dyld_new(NULL);
 	lo_kind kind;
 	size_t n;
 	int rc = LO_EXIT_ERROR;
 
-	lo_dyld_new(&d, NULL);
 	if (lo_dyld_read(d, abs, &m) < 0 || (kind = lo_scan_kind_of_macho(m, abs)) == LO_KIND_OTHER) {
 		lo_cli_error("explain: %s", m ? "a Mach-O file dyld does not dlopen (not a dylib "
 					  "or bundle)" : lo_error_last());

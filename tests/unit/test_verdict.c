@@ -151,7 +151,7 @@ static void test_every_kind_has_its_own_word(void **state)
 		seen[n++] = w;
 	}
 	n = 0;
-	for (k = LO_REASON_UNDEFINED_SYMBOL; k <= LO_REASON_SUSPECTED; k++) {
+	for (k = LO_REASON_UNDEFINED_SYMBOL; k <= LO_REASON_ASSUMED; k++) {
 		const char *w = lo_reason_kind_str((lo_reason_kind)k);
 
 		assert_non_null(w);
@@ -160,7 +160,7 @@ static void test_every_kind_has_its_own_word(void **state)
 			assert_string_not_equal(seen[i], w);
 		seen[n++] = w;
 	}
-	assert_string_equal(lo_reason_kind_str((lo_reason_kind)(LO_REASON_SUSPECTED + 1)), "unknown");
+	assert_string_equal(lo_reason_kind_str((lo_reason_kind)(LO_REASON_ASSUMED + 1)), "unknown");
 	assert_string_equal(lo_verdict_str(LO_VERDICT_COUNT), "unknown");
 }
 

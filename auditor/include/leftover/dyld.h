@@ -31,7 +31,7 @@ typedef struct lo_dyld lo_dyld;
  * libraries (every *.tbd in it, read at the first need); NULL means the
  * rules directory's `macos/` (rules.h's lo_rules_default_dir).
  */
-int lo_dyld_new(lo_dyld **out, const char *stub_dir);
+lo_dyld *lo_dyld_new(const char *stub_dir);
 void lo_dyld_free(lo_dyld *d);
 
 /* One Mac dyld runs on, as data: the slices it loads, best first. */

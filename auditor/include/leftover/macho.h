@@ -40,7 +40,13 @@ typedef struct lo_macho lo_macho;
 #define LO_MACHO_SUBTYPE_ARM64E 2
 
 /* filetype (mach-o/loader.h). */
-enum { LO_MACHO_OBJECT = 1, LO_MACHO_EXECUTE = 2, LO_MACHO_DYLIB = 6, LO_MACHO_BUNDLE = 8 };
+enum {
+	LO_MACHO_OBJECT = 1,
+	LO_MACHO_EXECUTE = 2,
+	LO_MACHO_DYLIB = 6,
+	LO_MACHO_BUNDLE = 8,
+	LO_MACHO_DSYM = 0xa, /* a .dSYM companion's debug information */
+};
 
 /* How a load command asks for a dylib. */
 typedef enum lo_macho_dylib_kind {

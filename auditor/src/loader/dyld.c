@@ -105,7 +105,7 @@ struct lo_dyld {
 	size_t stub_count, stub_cap;
 };
 
-int lo_dyld_new(lo_dyld **out, const char *stub_dir)
+lo_dyld *lo_dyld_new(const char *stub_dir)
 {
 	lo_dyld *d = lo_xcalloc(1, sizeof(*d));
 
@@ -114,8 +114,7 @@ int lo_dyld_new(lo_dyld **out, const char *stub_dir)
 		d->stub_dir = lo_xstrdup(stub_dir);
 	else if (asprintf(&d->stub_dir, "%s/macos", lo_rules_default_dir()) < 0)
 		abort();
-	*out = d;
-	return 0;
+	return d;
 }
 
 void lo_dyld_free(lo_dyld *d)

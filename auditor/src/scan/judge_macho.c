@@ -99,6 +99,8 @@ int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs)
 		lo_file_add_reason(f, LO_REASON_NOT_LOADABLE, NULL, NULL, NULL, NULL,
 				   lo_macho_filetype(m) == LO_MACHO_EXECUTE
 					   ? "a Mach-O executable, which dlopen refuses"
+				   : lo_macho_filetype(m) == LO_MACHO_DSYM
+					   ? "debug information (a .dSYM companion), which dyld never loads"
 					   : "a Mach-O file that is neither a dylib nor a bundle");
 		return 0;
 	}

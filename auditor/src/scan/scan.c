@@ -212,6 +212,8 @@ static int judge_all(scan *s)
 	unsigned i, started = 0;
 
 	s->judged = lo_xcalloc(s->item_count ? s->item_count : 1, sizeof(lo_file));
+	if (!s->dyld)
+		s->dyld = lo_dyld_new(NULL);
 	atomic_store(&s->next, 0);
 	atomic_store(&s->failed, 0);
 	for (i = 1; i < s->jobs; i++)
@@ -755,8 +757,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 		ropts.outside = (const char *const *)s->roots;
 		ropts.outside_count = s->root_count;
 	}
-	if ((err = lo_resolver_new(&s->resolver, &ropts)) < 0 ||
-	    (err = lo_dyld_new(&s->dyld, NULL)) < 0)
+	if ((err = lo_resolver_new(&s->resolver, &ropts)) < 0)
 		goto out;
 	s->trust = scan_trust(s);
 	s->hosts = lo_hosts_new(s->resolver, opts ? opts->python : NULL, opts ? opts->host : NULL,
