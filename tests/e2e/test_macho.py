@@ -251,6 +251,30 @@ def test_two_level_symbol_moved():
                            % (t / "libuser.dylib", t / "libA.dylib")), u
 
 
+def test_interpreter_first():
+    """A flat lookup searches the interpreter first: --python's, else its stand-in's _Py*."""
+    fixtures()
+    t = lotest.workdir("macho-python")
+    py = cc("arm64-apple-macos13", t / "python3.11",
+            "void *PyModule_Create2(void *d, int v) { return d; }\nint main(void) { return 0; }\n")
+    (t / "tree").mkdir()
+    mod = "tree/m.cpython-311-darwin.so"
+    cc("arm64-apple-macos13", t / mod,
+       "extern void *PyModule_Create2(void *, int); extern int PyNotThere(void);\n"
+       "void *PyInit_m(void) { PyNotThere(); return PyModule_Create2(0, 3); }\n",
+       "-bundle", "-undefined", "dynamic_lookup")
+    r = lotest.scan(t / "tree")
+    f = r.file("m.cpython-311-darwin.so")
+    assert f["verdict"] == "ok" and f["host"] == "python (stand-in)", f
+    assert any("interpreter's symbols by prefix" in x["detail"]
+               for x in r.reasons("m.cpython-311-darwin.so", "assumed")), f
+    r = lotest.scan(t / "tree", args=("--python", py))
+    f = r.file("m.cpython-311-darwin.so")
+    assert f["verdict"] == "broken" and f["host"] == str(py), f
+    assert [x["symbol"] for x in r.reasons("m.cpython-311-darwin.so", "undefined-symbol")] == \
+        ["_PyNotThere"], f
+
+
 def test_not_macho_and_malformed():
     d, f = fixtures()
     t = lotest.workdir("macho-bad")
