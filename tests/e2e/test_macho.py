@@ -249,6 +249,8 @@ def test_two_level_symbol_moved():
     assert u["symbol"] == "_moved" and u["library"] == "libA.dylib", u
     assert u["detail"] == ("Symbol not found: _moved\n  Referenced from: %s\n  Expected in: %s"
                            % (t / "libuser.dylib", t / "libA.dylib")), u
+    text = lotest.leftover("scan", t).stdout
+    assert "undefined symbol: _moved, expected in libA.dylib" in text, text
 
 
 def test_interpreter_first():

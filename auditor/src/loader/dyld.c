@@ -386,7 +386,10 @@ static size_t find_dylib(lo_dyld_load *l, size_t from, const char *name, lo_buf 
 		lo_buf_dispose(&path);
 		return found;
 	}
-	/* the image's rpaths, then its loader's, up to the main executable's */
+	/*
+	 * The image's rpaths, then its loader's, up to the main executable's:
+	 * the candidate's loader is the main executable (lo_dyld_play).
+	 */
 	for (at = from;; at = l->images[at].loader) {
 		const lo_macho *m = l->images[at].m;
 
@@ -402,18 +405,6 @@ static size_t find_dylib(lo_dyld_load *l, size_t from, const char *name, lo_buf 
 		if (found != SIZE_MAX || l->images[at].loader == at)
 			break;
 	}
-	if (found == SIZE_MAX && l->main != SIZE_MAX && l->images[from].loader != l->main)
-		for (r = 0; r < lo_macho_rpath_count(l->images[l->main].m) && found == SIZE_MAX;
-		     r++) {
-			lo_buf full = LO_BUF_INIT;
-
-			if (expand_at(l, l->main, lo_macho_rpath_at(l->images[l->main].m, r),
-				      &path)) {
-				lo_buf_printf(&full, "%s/%s", path.ptr, name + 7);
-				found = try_path(l, full.ptr, from, tried);
-			}
-			lo_buf_dispose(&full);
-		}
 	if (found == SIZE_MAX && !tried->len)
 		lo_buf_puts(tried, "no LC_RPATH's");
 	lo_buf_dispose(&path);
