@@ -164,7 +164,8 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 			fprintf(out, " (%s)", r->symbol);
 		if (r->version)
 			fprintf(out, ", version %s", r->version);
-		if (r->library && !r->version) /* dyld's two-level namespace: the dylib it must come from */
+		/* dyld's two-level namespace: the dylib it must come from */
+		if (r->library && !r->version)
 			fprintf(out, ", expected in %s", r->library);
 		free(sym);
 	} else if (r->kind == LO_REASON_MISSING_VERSION) {
