@@ -283,7 +283,24 @@ def test_not_macho_and_malformed():
     # a Java class file starts 0xcafebabe too, with its version where a fat header has its count
     (t / "Main.so").write_bytes(b"\xca\xfe\xba\xbe\x00\x00\x00\x41" + b"\x00" * 64)
     (t / "cut.dylib").write_bytes(f["libdep13.dylib"].read_bytes()[:700])
+    # a framework: its binary is a library, its resources and links no candidates
+    fw = t / "X.framework" / "Versions" / "A"
+    (fw / "Resources").mkdir(parents=True)
+    (fw / "Resources" / "Info.plist").write_text("<plist/>\n")
+    shutil.copy(f["libdep13.dylib"], fw / "X")
+    (fw.parent / "Current").symlink_to("A")
+    (t / "X.framework" / "X").symlink_to("Versions/Current/X")
+    # a .dSYM companion: Mach-O of filetype MH_DSYM (0xa), debug information only
+    dsym = t / "libdep.dylib.dSYM" / "Contents" / "Resources" / "DWARF"
+    dsym.mkdir(parents=True)
+    data = bytearray(f["libdep13.dylib"].read_bytes())
+    data[12] = 0xa
+    (dsym / "libdep.dylib").write_bytes(bytes(data))
     r = lotest.scan(t)
+    assert r.file("X.framework/Versions/A/X")["verdict"] == "ok", r
+    assert not [p for p in r.files if "Resources/" in p and "DWARF" not in p or p.endswith("Current")], r
+    d = r.file("libdep.dylib.dSYM/Contents/Resources/DWARF/libdep.dylib")
+    assert d["verdict"] == "skipped" and "debug information" in d["reasons"][0]["detail"], d
     assert r.file("Main.so")["verdict"] == "skipped", r
     assert r.reasons("Main.so", "not-elf"), r
     assert r.file("cut.dylib")["verdict"] == "unreadable", r

@@ -87,9 +87,10 @@ const lo_dyld_target *lo_dyld_target_of(const lo_macho *m)
 	return !strcmp(cpu, "x86_64") ? &targets[1] : NULL;
 }
 
-/* One file read, or its error: kept for the run. */
+/* One file read for one list of cpus (a universal file's slice), or its error: kept for the run. */
 typedef struct cached {
 	char *path;
+	const uint64_t *cpus; /* a target's, or any_cpus: static */
 	lo_macho *m; /* NULL: err */
 	int err;
 	char *msg;
@@ -205,7 +206,7 @@ static int read_cached(lo_dyld *d, const char *path, const uint64_t *cpus, size_
 
 	pthread_mutex_lock(&d->lock);
 	for (i = 0; i < d->file_count && !c; i++)
-		if (!strcmp(d->files[i].path, path))
+		if (d->files[i].cpus == cpus && !strcmp(d->files[i].path, path))
 			c = &d->files[i];
 	if (!c) {
 		lo_macho *m;
@@ -213,7 +214,7 @@ static int read_cached(lo_dyld *d, const char *path, const uint64_t *cpus, size_
 		err = lo_macho_open(&m, path, path, cpus, ncpus);
 		lo_array_grow(&d->files, &d->file_cap, d->file_count + 1, sizeof(*d->files));
 		c = &d->files[d->file_count++];
-		*c = (cached){ lo_xstrdup(path), err < 0 ? NULL : m, err,
+		*c = (cached){ lo_xstrdup(path), cpus, err < 0 ? NULL : m, err,
 			       err < 0 ? lo_xstrdup(lo_error_last()) : NULL };
 	}
 	*out = c->m;

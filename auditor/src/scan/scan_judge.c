@@ -266,6 +266,19 @@ static int pick_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs
 	return default_host(s, f, e, abs, host, program);
 }
 
+/*
+ * A framework's headers, resources and its Versions/Current link, beside
+ * its binary, are no candidates: the slot is left holding nothing.
+ */
+static bool framework_aside(lo_file *f, const char *abs)
+{
+	if (!strstr(abs, ".framework/Versions/"))
+		return false;
+	lo_file_dispose(f);
+	memset(f, 0, sizeof(*f));
+	return true;
+}
+
 static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 {
 	const lo_elf *e;
@@ -279,6 +292,8 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 
 	if (err == LO_ENOTELF && lo_macho_is_file(abs))
 		return lo_scan_judge_macho(s, f, abs);
+	if (err == LO_ENOTELF && framework_aside(f, abs))
+		return 0;
 	if (err == LO_ENOTELF) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL,
@@ -372,6 +387,10 @@ static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
 	} else {
 		f = new_file(s, slot, it->abs);
 		f->target = lo_xstrdup(target);
+	}
+	if (stat(target, &st) == 0 && S_ISDIR(st.st_mode) && framework_aside(f, it->abs)) {
+		free(target);
+		return 0;
 	}
 	if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
