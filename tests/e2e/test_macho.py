@@ -226,6 +226,23 @@ def test_loads_as_dyld_would():
     assert "(no such file)" in miss[0]["detail"], miss
 
 
+def test_architectures():
+    """An x86_64 module loads its x86_64 dylib; an arm64 one refuses it as dyld does."""
+    d, f = fixtures()
+    t = lotest.workdir("macho-arch")
+    shutil.copy(f["mod_x86.so"], t / "mod_x86.so")
+    shutil.copy(f["libdepx86.dylib"], t / "libdep.dylib")
+    r = lotest.scan(t)
+    x = r.file("mod_x86.so")
+    assert x["verdict"] == "ok" and x["arch"] == "x86_64-apple-macos", x
+    shutil.copy(f["mod_classic.so"], t / "mod_classic.so")
+    r = lotest.scan(t)
+    (miss,) = [m for m in r.reasons("mod_classic.so", "missing-library")
+               if m["library"] == "@rpath/libdep.dylib"]
+    assert "mach-o file, but is an incompatible architecture" in miss["detail"], miss
+    assert r.file("mod_classic.so")["arch"] == "arm64-apple-macos", r
+
+
 def test_two_level_symbol_moved():
     """A symbol bound to libA by two-level namespace, moved to libB: broken, 'Expected in'."""
     tools_dir = fixtures()
