@@ -218,7 +218,7 @@ static int host_with_preloads(lo_host **out, lo_resolver *r, const char *program
  * What the reader found in the image m (--verbose), one fact a line, in
  * a form the tests hold against llvm-objdump's reading.
  */
-static void print_macho(const lo_macho *m, const lo_dyld_load *l)
+static void print_macho(const lo_macho *m, const lo_dyld_load *l /* or NULL */)
 {
 	char cur[16], compat[16];
 	size_t i;
@@ -254,9 +254,9 @@ static void print_macho(const lo_macho *m, const lo_dyld_load *l)
 		else
 			printf("  export: %s\n", e->name);
 	}
-	for (i = 0; i < lo_dyld_load_image_count(l); i++)
+	for (i = 0; l && i < lo_dyld_load_image_count(l); i++)
 		printf("  mapped: %s\n", lo_dyld_load_image_at(l, i));
-	if (lo_dyld_load_warnings(l))
+	if (l && lo_dyld_load_warnings(l))
 		printf("  warning: %s", lo_dyld_load_warnings(l));
 }
 
@@ -278,7 +278,13 @@ static int explain_macho(const lo_cli_opts *o, const char *abs, const char *name
 	size_t n;
 	int rc = LO_EXIT_ERROR;
 
-	if (lo_dyld_read(d, abs, &m) < 0 || (kind = lo_scan_kind_of_macho(m, abs)) == LO_KIND_OTHER) {
+	if (lo_dyld_read(d, abs, &m) >= 0 && verbose &&
+	    lo_scan_kind_of_macho(m, abs) == LO_KIND_OTHER) {
+		/* what was read of an image dyld does not dlopen, all the same */
+		printf("%s\n", abs);
+		print_macho(m, NULL);
+	}
+	if (!m || (kind = lo_scan_kind_of_macho(m, abs)) == LO_KIND_OTHER) {
 		lo_cli_error("explain: %s", m ? "a Mach-O file dyld does not dlopen (not a dylib "
 					  "or bundle)" : lo_error_last());
 		goto out;

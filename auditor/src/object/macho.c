@@ -39,6 +39,7 @@
 
 enum {
 	LC_SYMTAB = 0x2,
+	LC_DYSYMTAB = 0xb,
 	LC_LOAD_DYLIB = 0xc,
 	LC_ID_DYLIB = 0xd,
 	LC_LOAD_WEAK_DYLIB = 0x18 | LC_REQ_DYLD,
@@ -192,8 +193,9 @@ static void read_min_os(lo_macho *m, const unsigned char *c, uint32_t size, uint
 /* Where the bind information of the image is: what the load commands said. */
 typedef struct link_info {
 	uint32_t symoff, nsyms, stroff, strsize;
+	uint32_t dysym[6]; /* LC_DYSYMTAB's local, defined and undefined ranges (index, count) */
 	uint32_t bind[2], weak[2], lazy[2], trie[2], chained[2];
-	bool has_symtab, has_dyld_info, has_chained;
+	bool has_symtab, has_dysymtab, has_dyld_info, has_chained;
 } link_info;
 
 static void read_range(uint32_t out[2], const unsigned char *p)
@@ -231,6 +233,16 @@ static int read_command(lo_macho *m, const unsigned char *c, uint32_t cmd, uint3
 		li->stroff = le32(c + 16);
 		li->strsize = le32(c + 20);
 		return 0;
+	case LC_DYSYMTAB: {
+		int k;
+
+		if (size < 32)
+			break;
+		li->has_dysymtab = true;
+		for (k = 0; k < 6; k++)
+			li->dysym[k] = le32(c + 8 + 4 * k);
+		return 0;
+	}
 	case LC_DYLD_INFO: case LC_DYLD_INFO_ONLY:
 		if (size < 48)
 			break;
@@ -290,7 +302,13 @@ static int read_symtab_imports(lo_macho *m, const lo_macho_bytes *b, const link_
 
 static int read_link_info(lo_macho *m, const lo_macho_bytes *b, const link_info *li)
 {
-	int err = 0;
+	int err = 0, k;
+
+	/* dyld refuses an image whose LC_DYSYMTAB ranges leave its symbol table */
+	for (k = 0; li->has_dysymtab && k < 6; k += 2)
+		if ((uint64_t)li->dysym[k] + li->dysym[k + 1] > (li->has_symtab ? li->nsyms : 0))
+			return lo_error_set(LO_EINVALID, "the LC_DYSYMTAB of '%s' names symbols past "
+					    "the end of its symbol table", m->name);
 
 	if (li->has_chained) {
 		err = lo_macho_read_chained(m, b, li->chained[0], li->chained[1]);
