@@ -251,7 +251,7 @@ def test_two_level_symbol_moved():
     tools_dir = fixtures()
     t = lotest.workdir("macho-moved")
     cc("arm64-apple-macos13", t / "libA.dylib", "int moved(void) { return 1; }\n", "-dynamiclib",
-       "-install_name", "@rpath/libA.dylib")
+       "-install_name", "@rpath/libA.dylib", "-Wl,-compatibility_version,2.0")
     cc("arm64-apple-macos13", t / "libB.dylib", "int other(void) { return 1; }\n", "-dynamiclib",
        "-install_name", "@rpath/libB.dylib")
     cc("arm64-apple-macos13", t / "libuser.dylib", "extern int moved(void);\nint use(void) { return moved(); }\n",
@@ -271,6 +271,10 @@ def test_two_level_symbol_moved():
                            % (t / "libuser.dylib", t / "libA.dylib")), u
     text = lotest.leftover("scan", t).stdout
     assert "undefined symbol: _moved, expected in libA.dylib" in text, text
+    # libA is older than libuser was linked against: a warning, which current dyld does not check
+    x = lotest.leftover("explain", "--verbose", t / "libuser.dylib").stdout
+    assert "needs @rpath/libA.dylib compatibility version 2.0.0 or later" in x, x
+    assert "(not checked by current dyld)" in x, x
 
 
 def test_interpreter_first():
