@@ -14,9 +14,11 @@
 #include "cli.h"
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "leftover/explain.h"
 #include "leftover/hosts.h"
+#include "leftover/macho.h"
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
@@ -215,6 +217,108 @@ static int host_with_preloads(lo_host **out, lo_resolver *r, const char *program
 }
 
 /*
+ * What the reader found in the image m (--verbose), one fact a line, in
+ * a form the tests hold against llvm-objdump's reading.
+ */
+static void print_macho(const lo_macho *m, const lo_dyld_load *l /* or NULL */)
+{
+	char cur[16], compat[16];
+	size_t i;
+
+	printf("  image: %s, filetype %d, imports from %s%s\n", lo_macho_cpu_name(m),
+	       lo_macho_filetype(m), lo_macho_imports_from(m) ? lo_macho_imports_from(m) : "none",
+	       lo_macho_universal(m) ? ", a slice of a universal file" : "");
+	if (lo_macho_install_name(m))
+		printf("  id: %s (compatibility version %s, current version %s)\n",
+		       lo_macho_install_name(m), lo_macho_version_str(lo_macho_compat_version(m), compat),
+		       lo_macho_version_str(lo_macho_current_version(m), cur));
+	for (i = 0; i < lo_macho_dylib_count(m); i++) {
+		const lo_macho_dylib *d = lo_macho_dylib_at(m, i);
+
+		printf("  dylib %zu: %s (%s, compatibility version %s, current version %s)\n", i + 1,
+		       d->name, lo_macho_dylib_kind_str(d->kind),
+		       lo_macho_version_str(d->compat_version, compat),
+		       lo_macho_version_str(d->current_version, cur));
+	}
+	for (i = 0; i < lo_macho_rpath_count(m); i++)
+		printf("  rpath: %s\n", lo_macho_rpath_at(m, i));
+	for (i = 0; i < lo_macho_import_count(m); i++) {
+		const lo_macho_import *imp = lo_macho_import_at(m, i);
+
+		printf("  import: %s %d%s%s\n", imp->name, imp->ordinal, imp->weak ? " weak" : "",
+		       imp->lazy ? " lazy" : "");
+	}
+	for (i = 0; i < lo_macho_export_count(m); i++) {
+		const lo_macho_export *e = lo_macho_export_at(m, i);
+
+		if (e->reexport)
+			printf("  export: %s reexport %d %s\n", e->name, e->ordinal, e->import);
+		else
+			printf("  export: %s\n", e->name);
+	}
+	for (i = 0; l && i < lo_dyld_load_image_count(l); i++)
+		printf("  mapped: %s\n", lo_dyld_load_image_at(l, i));
+	if (l && lo_dyld_load_warnings(l))
+		printf("  warning: %s", lo_dyld_load_warnings(l));
+}
+
+/*
+ * Explain the Mach-O image at abs as dyld would load it (dyld.h), from
+ * the Python interpreter given with --python for an extension module, or
+ * its stand-in. Returns the exit status this image gives.
+ */
+static int explain_macho(const lo_cli_opts *o, const char *abs, const char *named,
+			 bool verbose)
+{
+	lo_dyld_host host = { NULL, false };
+	lo_explain *records = NULL;
+	lo_buf summary = LO_BUF_INIT;
+	lo_dyld_load *l = NULL;
+	const lo_macho *m;
+	lo_dyld *d = lo_dyld_new(NULL);
+	lo_kind kind;
+	size_t n;
+	int rc = LO_EXIT_ERROR;
+
+	if (lo_dyld_read(d, abs, &m) >= 0 && verbose &&
+	    lo_scan_kind_of_macho(m, abs) == LO_KIND_OTHER) {
+		/* what was read of an image dyld does not dlopen, all the same */
+		printf("%s\n", abs);
+		print_macho(m, NULL);
+	}
+	if (!m || (kind = lo_scan_kind_of_macho(m, abs)) == LO_KIND_OTHER) {
+		lo_cli_error("explain: %s", m ? "a Mach-O file dyld does not dlopen (not a dylib "
+					  "or bundle)" : lo_error_last());
+		goto out;
+	}
+	host.python = kind == LO_KIND_PYTHON_EXTENSION;
+	host.main = host.python ? lo_scan_macho_python(o->scan.python) : NULL;
+	if (lo_dyld_play(&l, d, &host, abs) < 0) {
+		lo_cli_error("explain: %s", lo_error_last());
+		goto out;
+	}
+	if (verbose) {
+		printf("%s\n", abs);
+		print_macho(m, l);
+	}
+	n = lo_dyld_load_problem_count(l);
+	lo_explain_records(&records, abs, n == 0);
+	lo_explain_write_problems(&summary, abs, kind,
+				  host.main ? host.main : host.python ? "python (stand-in)"
+								      : "(a C program)",
+				  n ? lo_dyld_load_problem_at(l, 0) : NULL, n, lo_dyld_load_assumed(l),
+				  records, named);
+	fputs(lo_buf_cstr(&summary), stdout);
+	rc = !n && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN : LO_EXIT_FINDINGS;
+out:
+	lo_buf_dispose(&summary);
+	lo_explain_free(records);
+	lo_dyld_load_free(l);
+	lo_dyld_free(d);
+	return rc;
+}
+
+/*
  * Explain the object at abs on stdout, as one screen (and each step with
  * `verbose`); `named` is the symbol or library the user's message names,
  * or NULL. The rules are those of abs's directory unless o has some
@@ -236,6 +340,10 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 	lo_kind kind;
 	int rc = LO_EXIT_ERROR;
 
+	if (lo_macho_is_file(abs)) {
+		free(dir);
+		return explain_macho(o, abs, named, verbose);
+	}
 	memset(&ropts, 0, sizeof(ropts));
 	ropts.library_path = o->scan.library_path;
 	ropts.library_path_count = o->scan.library_path_count;

@@ -35,8 +35,10 @@
  * that exists: the object named by "(required by X)", else the path before
  * a dlerror() phrase (": undefined symbol:", ": cannot open shared object
  * file", ...), with any "ImportError: "-like prefix taken off, else the
- * first word that names an existing file. *symbol: the symbol of an
- * "undefined symbol: S" message, owned, else NULL.
+ * first word that names an existing file; dyld's "dlopen(PATH, 0x0002):
+ * ..." names PATH. *symbol: the symbol of an "undefined symbol: S"
+ * message (dyld's "symbol not found in flat namespace 'S'", "Symbol not
+ * found: S"), owned, else NULL.
  */
 char *lo_explain_message_path(const char *message, char **symbol);
 
@@ -105,5 +107,14 @@ size_t lo_explain_write_pe(lo_buf *out, const lo_scan_result *res, const char *m
  */
 void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
 			      const lo_load *load, const lo_explain *x, const char *named);
+
+/*
+ * Likewise for a load another loader model played (dyld.h): its n
+ * `problems`, each with the loader's own words under it, and what it
+ * took on trust (`assumed`, or NULL).
+ */
+void lo_explain_write_problems(lo_buf *out, const char *abs, lo_kind kind, const char *host,
+			       const lo_problem *problems, size_t n, const char *assumed,
+			       const lo_explain *x, const char *named);
 
 #endif

@@ -69,7 +69,9 @@ typedef enum lo_reason_kind {
 	LO_REASON_SUPERSEDED_LIBRARY,
 	LO_REASON_RULE,
 	LO_REASON_SUSPECTED,
-	LO_REASON_LOADER_NOTE, /* no failure: what the loader model assumed or passed over */
+	LO_REASON_LOADER_NOTE, /* no failure: what the loader model assumed (a stand-in for the
+				  system's libraries: Wine's PE DLLs, dyld's text stubs) or
+				  passed over (a delay-loaded DLL) */
 } lo_reason_kind;
 
 const char *lo_reason_kind_str(lo_reason_kind k); /* "undefined-symbol" */

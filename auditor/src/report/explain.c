@@ -116,12 +116,44 @@ static char *phrase_path(const char *msg)
 	return NULL;
 }
 
+/*
+ * dyld's messages, as CPython wraps them: "dlopen(PATH, 0x0002): symbol
+ * not found in flat namespace '_S'", or "...: Symbol not found: _S\n
+ * Referenced from: ...". The path, owned, when it names a file; the
+ * symbol in *symbol when the message names one.
+ */
+static char *dyld_message_path(const char *message, char **symbol)
+{
+	const char *d = strstr(message, "dlopen("), *flat, *two, *end;
+	char *path;
+
+	if (!d)
+		return NULL;
+	d += 7;
+	end = strstr(d, ", 0x");
+	path = lo_xstrndup(d, end ? (size_t)(end - d) : strcspn(d, ")"));
+	if ((flat = strstr(message, "symbol not found in flat namespace '")))
+		flat += strlen("symbol not found in flat namespace '");
+	if ((two = strstr(message, "Symbol not found: ")))
+		two += strlen("Symbol not found: ");
+	if (flat)
+		*symbol = lo_xstrndup(flat, strcspn(flat, "'\n"));
+	else if (two)
+		*symbol = lo_xstrndup(two, strcspn(two, " \t\n"));
+	if (is_file(path))
+		return path;
+	free(path);
+	return NULL;
+}
+
 char *lo_explain_message_path(const char *message, char **symbol)
 {
 	const char *u = strstr(message, ": undefined symbol: ");
 	char *path;
 
 	*symbol = NULL;
+	if ((path = dyld_message_path(message, symbol)))
+		return path;
 	if (u) {
 		u += strlen(": undefined symbol: ");
 		*symbol = lo_xstrndup(u, strcspn(u, " \t\n,;'\""));
@@ -455,12 +487,12 @@ static void write_history(lo_buf *out, const lo_explain *x)
 	}
 }
 
-void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
-			      const lo_load *load, const lo_explain *x, const char *named)
+/* The verdict and the host: the summary's first lines. */
+static void write_head(lo_buf *out, const char *abs, lo_kind kind, const char *host, bool loads,
+		       const lo_explain *x)
 {
 	int orphan = x ? x->orphan.orphan : -1;
-	bool loads = lo_load_ok(load), suspected = x && x->orphan.suspected;
-	const char *dir = x && x->build_dir ? x->build_dir : NULL;
+	bool suspected = x && x->orphan.suspected;
 
 	lo_buf_printf(out, "%s\n", abs);
 	lo_buf_printf(out, "verdict: %s: it would %s%s, and %s\n",
@@ -475,7 +507,15 @@ void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const 
 		lo_buf_printf(out, "  kind: %s\n  host: %s\n", lo_kind_str(kind), host);
 	else
 		lo_buf_puts(out, "  kind: program, started as ld.so starts it (every symbol bound)\n");
-	write_load(out, host, load, named);
+}
+
+/* The records, the history, and how to move it aside: the summary's last lines. */
+static void write_tail(lo_buf *out, bool loads, const lo_explain *x)
+{
+	int orphan = x ? x->orphan.orphan : -1;
+	bool suspected = x && x->orphan.suspected;
+	const char *dir = x && x->build_dir ? x->build_dir : NULL;
+
 	if (x) {
 		write_records(out, x);
 		write_history(out, x);
@@ -489,4 +529,38 @@ void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const 
 	else if (suspected && dir)
 		lo_buf_printf(out, "to move it aside: leftover clean --suspected %s (undo: leftover "
 			      "restore %s)\n", dir, dir);
+}
+
+void lo_explain_write_summary(lo_buf *out, const char *abs, lo_kind kind, const char *host,
+			      const lo_load *load, const lo_explain *x, const char *named)
+{
+	write_head(out, abs, kind, host, lo_load_ok(load), x);
+	write_load(out, host, load, named);
+	write_tail(out, lo_load_ok(load), x);
+}
+
+void lo_explain_write_problems(lo_buf *out, const char *abs, lo_kind kind, const char *host,
+			       const lo_problem *problems, size_t n, const char *assumed,
+			       const lo_explain *x, const char *named)
+{
+	size_t i;
+
+	write_head(out, abs, kind, host, n == 0, x);
+	lo_buf_printf(out, "result: would %sload\n", n ? "not " : "");
+	for (i = 0; i < n && i < LO_EXPLAIN_LIST_MAX; i++) {
+		const char *d = problems[i].detail;
+
+		write_need(out, &problems[i], named);
+		/* the loader's own words, each line indented under the need */
+		while (d && *d) {
+			size_t len = strcspn(d, "\n");
+
+			lo_buf_printf(out, "    %.*s\n", (int)len, d);
+			d += len + (d[len] == '\n');
+		}
+	}
+	write_more(out, n, "unmet needs");
+	if (assumed)
+		lo_buf_printf(out, "assumed: %s\n", assumed);
+	write_tail(out, n == 0, x);
 }

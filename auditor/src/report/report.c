@@ -164,8 +164,9 @@ static void write_reason(FILE *out, const lo_file *f, const lo_reason *r, unsign
 			fprintf(out, " (%s)", r->symbol);
 		if (r->version)
 			fprintf(out, ", version %s", r->version);
-		else if (r->library) /* a PE import names its DLL (winload.h) */
-			fprintf(out, ", from %s", r->library);
+		/* a PE import's DLL, a two-level Mach-O import's dylib */
+		else if (r->library)
+			fprintf(out, ", expected in %s", r->library);
 		free(sym);
 	} else if (r->kind == LO_REASON_MISSING_VERSION) {
 		fprintf(out, "missing version: %s in %s", r->version ? r->version : "?",

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/origin.h"
@@ -211,6 +212,8 @@ static int judge_all(scan *s)
 	unsigned i, started = 0;
 
 	s->judged = lo_xcalloc(s->item_count ? s->item_count : 1, sizeof(lo_file));
+	if (!s->dyld)
+		s->dyld = lo_dyld_new(NULL);
 	atomic_store(&s->next, 0);
 	atomic_store(&s->failed, 0);
 	for (i = 1; i < s->jobs; i++)
@@ -654,6 +657,7 @@ void lo_scan_free(scan *s)
 	lo_hosts_free(s->hosts);
 	lo_trust_free(s->trust);
 	lo_resolver_free(s->resolver);
+	lo_dyld_free(s->dyld);
 	for (i = 0; s->bs && i < s->root_count; i++)
 		lo_buildsys_free(s->bs[i]);
 	free(s->bs);

@@ -61,6 +61,7 @@ typedef struct scan {
 	char **build_dirs;     /* per root: lo_buildsys_base_of it; owned */
 	const char **tops;     /* per root: its build dir when that is a build tree, else NULL */
 	lo_git **git;          /* per root: the repository holding it, or NULL; freed before judging */
+	struct lo_dyld *dyld;  /* the Mach-O images read, for every judging thread */
 } scan;
 
 /*
@@ -70,6 +71,19 @@ typedef struct scan {
  * itself where there is none. A suffix of abs.
  */
 const char *lo_scan_rules_path_of(const scan *s, const char *abs);
+
+/*
+ * A path as reasons show it: relative to the result's root when inside a
+ * scanned root, absolute elsewhere (scan_judge.c says why).
+ */
+const char *lo_scan_rel_to_root(const scan *s, const char *abs);
+
+/*
+ * Judge the Mach-O file at `abs` into f (judge_macho.c): dyld's load of
+ * it, played as dyld.h plays it. Returns 0.
+ */
+int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs);
+
 
 /* Free a scan's state (scan.c), which its result owns; NULL does nothing. */
 void lo_scan_free(scan *s);

@@ -29,6 +29,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/macho.h"
 #include "leftover/verdict.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
@@ -83,7 +84,7 @@ static bool under_roots(const scan *s, const char *abs)
  * /usr/lib/python3.11/...), where a relative path would pass a system
  * library off as a file of the scan.
  */
-static const char *rel_to_root(const scan *s, const char *abs)
+const char *lo_scan_rel_to_root(const scan *s, const char *abs)
 {
 	size_t rlen = strlen(s->res->root);
 
@@ -203,10 +204,10 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
 		char *why = NULL;
 
 		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
-			     "another process?); scan again", rel_to_root(s, changed)) < 0)
+			     "another process?); scan again", lo_scan_rel_to_root(s, changed)) < 0)
 			abort();
 		f->stage = LO_STAGE_UNREADABLE;
-		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, rel_to_root(s, changed),
+		lo_file_add_reason(f, LO_REASON_CHANGED, NULL, NULL, NULL, lo_scan_rel_to_root(s, changed),
 				   why);
 		free(why);
 		lo_load_free(load);
@@ -220,8 +221,8 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
 			continue;
 		}
 		lo_file_add_reason(f, (lo_reason_kind)p->kind, p->symbol, p->version,
-				   p->library ? rel_to_root(s, p->library) : NULL,
-				   rel_to_root(s, p->object), p->detail);
+				   p->library ? lo_scan_rel_to_root(s, p->library) : NULL,
+				   lo_scan_rel_to_root(s, p->object), p->detail);
 	}
 	f->stage = LO_STAGE_LOADED;
 	f->loads = lo_load_ok(load) || (waived && !f->reason_count) ? LO_TRUE : LO_FALSE;
@@ -303,6 +304,19 @@ static int pick_host(scan *s, const lo_file *f, const lo_elf *e, const char *abs
 	return default_host(s, f, e, abs, host, program);
 }
 
+/*
+ * A framework's headers, resources and its Versions/Current link, beside
+ * its binary, are no candidates: the slot is left holding nothing.
+ */
+static bool framework_aside(lo_file *f, const char *abs)
+{
+	if (!strstr(abs, ".framework/Versions/"))
+		return false;
+	lo_file_dispose(f);
+	memset(f, 0, sizeof(*f));
+	return true;
+}
+
 static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 {
 	const lo_elf *e;
@@ -316,6 +330,10 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 
 	if (err == LO_ENOTELF && lo_scan_is_pe(abs))
 		return lo_scan_judge_pe(s, f, abs);
+	if (err == LO_ENOTELF && lo_macho_is_file(abs))
+		return lo_scan_judge_macho(s, f, abs);
+	if (err == LO_ENOTELF && framework_aside(f, abs))
+		return 0;
 	if (err == LO_ENOTELF) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL,
@@ -411,6 +429,10 @@ static int judge_link(scan *s, lo_file *slot, const item *it, own_read *own)
 		f = new_file(s, slot, it->abs);
 		f->target = lo_xstrdup(target);
 	}
+	if (stat(target, &st) == 0 && S_ISDIR(st.st_mode) && framework_aside(f, it->abs)) {
+		free(target);
+		return 0;
+	}
 	if (stat(target, &st) < 0 || !S_ISREG(st.st_mode)) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
@@ -465,10 +487,10 @@ static void name_superseded(scan *s, lo_file *f, const lo_buildsys *bs, const ch
 			continue;
 		if (asprintf(&at, "%s/%s", lo_buildsys_base(bs), lib) < 0 ||
 		    asprintf(&why, "needs %s, a library the tree has superseded (%s)",
-			     lo_elf_needed(e, i), rel_to_root(s, at)) < 0)
+			     lo_elf_needed(e, i), lo_scan_rel_to_root(s, at)) < 0)
 			abort();
 		lo_file_add_reason(f, LO_REASON_SUPERSEDED_LIBRARY, NULL, NULL, lo_elf_needed(e, i),
-				   rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
+				   lo_scan_rel_to_root(s, at), why)->evidence = lo_xstrdup("superseded-library");
 		free(why);
 		free(at);
 	}
