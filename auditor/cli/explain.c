@@ -319,6 +319,29 @@ out:
 }
 
 /*
+ * The host of abs inferred from what its failed `*load` lacks, as the scan
+ * infers it: on success *load is played again from it and its program
+ * returned (owned), else NULL. *hosts holds what the new load borrows.
+ */
+static char *infer_host(lo_hosts **hosts, lo_load **load, lo_resolver *r, const char *abs,
+			const char *tree)
+{
+	lo_hosts_inferred in;
+	char *program;
+
+	*hosts = lo_hosts_new(r, NULL, NULL, NULL);
+	if (!lo_hosts_infer(*hosts, abs, NULL, lo_buildsys_is_tree(tree) ? tree : NULL, NULL, *load,
+			    &in))
+		return NULL;
+	lo_load_free(*load);
+	lo_load_simulate(load, r, in.with, abs, LO_LOAD_TRACE, NULL, NULL);
+	printf("%s: host %s\n", abs, in.why);
+	program = lo_xstrdup(in.host);
+	lo_hosts_inferred_dispose(&in);
+	return program;
+}
+
+/*
  * Explain the object at abs on stdout, as one screen (and each step with
  * `verbose`); `named` is the symbol or library the user's message names,
  * or NULL. The rules are those of abs's directory unless o has some
@@ -388,19 +411,8 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 	lo_load_simulate(&load, r, host, abs, LO_LOAD_TRACE, NULL, NULL);
 	/* no one named its host: inferred from what it lacks, as the scan does (hosts.h) */
 	if (!program && !o->scan.host && kind == LO_KIND_SHARED_LIBRARY && !lo_load_ok(load) &&
-	    !ruled_host(o, abs, e)) {
-		lo_hosts_inferred in;
-
-		hosts = lo_hosts_new(r, NULL, NULL, NULL);
-		if (lo_hosts_infer(hosts, abs, NULL, lo_buildsys_is_tree(tree) ? tree : NULL, NULL,
-				   load, &in)) {
-			lo_load_free(load);
-			lo_load_simulate(&load, r, in.with, abs, LO_LOAD_TRACE, NULL, NULL);
-			printf("%s: host %s\n", abs, in.why);
-			program = lo_xstrdup(in.host);
-			lo_hosts_inferred_dispose(&in);
-		}
-	}
+	    !ruled_host(o, abs, e))
+		program = infer_host(&hosts, &load, r, abs, tree);
 	if (verbose) {
 		printf("%s\n  kind: %s\n  host: %s\n", abs, lo_kind_str(kind),
 		       program ? program : lo_host_name(host));
