@@ -421,6 +421,8 @@ int lo_cmd_clean(int argc, char **argv)
 	copts.lock = lock;
 	lo_cli_catch_stop(false);
 	lo_clean_mark_scan(&copts.scan_began);
+	/* clean acts only on verdicts drawn now, from every file it may move: never kept ones */
+	o.scan.no_cache = true;
 	if (scan_showing(&res, argv[optind], &o.scan,
 			 isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet) < 0)
 		goto out;

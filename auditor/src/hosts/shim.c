@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/shim.h"
 
@@ -33,6 +34,7 @@ static char *read_small(const char *path, size_t max, off_t *size)
 	char *buf;
 	ssize_t n;
 
+	lo_deps_note_path(path); /* a shim or version file changed: deps.h */
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
