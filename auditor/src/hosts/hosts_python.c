@@ -123,6 +123,7 @@ static char *setuptools_python(const char *dir)
 			lo_buf b = LO_BUF_INIT;
 
 			lo_buf_printf(&b, "%s/python%s", dirs[i], version);
+			lo_deps_note_path(lo_buf_cstr(&b));
 			if (access(lo_buf_cstr(&b), X_OK) == 0)
 				hit = lo_buf_detach(&b);
 			lo_buf_dispose(&b);

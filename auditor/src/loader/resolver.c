@@ -598,6 +598,7 @@ int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, cons
 	pthread_mutex_unlock(&r->lock);
 	if (held || (fd = open_stat(r, path, &st)) < 0)
 		return read_keyed(r, path, key, NULL, out);
+	lo_deps_note_stat(path, &st);
 	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	held = lo_map_get(r->by_inode, inode, NULL) != NULL;
