@@ -75,6 +75,9 @@ typedef struct lo_cache_entry {
  */
 char *lo_cache_file(char *const *roots, size_t root_count, bool create);
 
+/* The checksum of a cache's bytes before its last 8 (FNV-1a, 64 bits; stored little-endian). */
+uint64_t lo_cache_checksum(const void *data, size_t len);
+
 /* Parse a cache's bytes. LO_EINVALID with a message saying what is wrong. */
 int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len);
 /* Read and parse the file; LO_ENOTFOUND when there is none. */

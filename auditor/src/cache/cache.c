@@ -132,8 +132,9 @@ static void put_result(lo_buf *b, const lo_cache_entry *e)
 	put_u64(b, res->summary.withheld);
 }
 
-static uint64_t fnv1a(const unsigned char *p, size_t n)
+uint64_t lo_cache_checksum(const void *data, size_t n)
 {
+	const unsigned char *p = data;
 	uint64_t h = 0xcbf29ce484222325ull;
 
 	while (n--)
@@ -167,7 +168,7 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 		put_u64(&b, (uint64_t)d->ctime_ns);
 	}
 	put_result(&b, e);
-	put_u64(&b, fnv1a((const unsigned char *)b.ptr, b.len));
+	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
 	if (b.len > LO_CACHE_MAX_BYTES) {
 		size_t len = b.len;
 
@@ -417,7 +418,7 @@ int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
 				    LO_CACHE_VERSION);
 	r.end -= 8;
 	sum = (reader){ r.end, r.end + 8, false };
-	if (fnv1a(p, len - 8) != get_u64(&sum))
+	if (lo_cache_checksum(p, len - 8) != get_u64(&sum))
 		return lo_error_set(LO_EINVALID, "its checksum does not match: truncated or damaged");
 	e = lo_xcalloc(1, sizeof(*e));
 	e->key = get_some_str(&r);
