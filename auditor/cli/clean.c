@@ -420,12 +420,22 @@ int lo_cmd_clean(int argc, char **argv)
 	}
 	copts.lock = lock;
 	lo_cli_catch_stop(false);
-	lo_clean_mark_scan(&copts.scan_began);
-	/* clean acts only on verdicts drawn now, from every file it may move: never kept ones */
-	o.scan.no_cache = true;
-	if (scan_showing(&res, argv[optind], &o.scan,
-			 isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet) < 0)
-		goto out;
+	/*
+	 * A kept result (the verdict cache) that leaves nothing to do is the
+	 * audit of an unchanged tree, done; one that names a file to act on is
+	 * never acted on: every file is judged afresh.
+	 */
+	for (;;) {
+		lo_clean_mark_scan(&copts.scan_began);
+		if (scan_showing(&res, argv[optind], &o.scan,
+				 isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet) < 0)
+			goto out;
+		if (!res->cache.used || !lo_clean_has_work(res, &copts))
+			break;
+		lo_scan_result_free(res);
+		res = NULL;
+		o.scan.no_cache = true;
+	}
 	lo_cli_catch_stop(true);
 	if (lo_clean_run(&cr, res, &copts) < 0) {
 		lo_cli_error("%s", lo_error_last());

@@ -234,6 +234,49 @@ def test_damaged_cache_is_ignored_with_a_note():
         data = kept.read_bytes()
 
 
+def fnv1a(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def forge_verdict(kept, path, verdict):
+    """The kept verdict of `path` made `verdict` (verdict.h's order), its
+    checksum mended: a cache that lies, well-formed (docs: cache.c)."""
+    data = bytearray(kept.read_bytes())
+    name = path.encode()
+    at = data.find(len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff")
+    assert at > 0, "the file is not in the cache"
+    # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
+    v = at + 4 + len(name) + 4 + 6 * 4
+    data[v:v + 4] = verdict.to_bytes(4, "little")
+    data[-8:] = fnv1a(data[:-8]).to_bytes(8, "little")
+    kept.write_bytes(bytes(data))
+
+
+def test_clean_never_acts_on_a_kept_verdict():
+    src, build = tree()
+    warm(build)
+    kept = next((lotest.CACHE / "leftover" / "state").glob("*.cache"))
+    settle()
+    # an unchanged tree with nothing to clean: the kept result is the whole
+    # audit, and the cache stays good for the next scan
+    c = lotest.leftover("clean", "--format", "json", build)
+    assert c.returncode == 0 and '"actions": []' in c.stdout, c
+    same_as_cold(build, True)
+    # a cache that calls the module stale: scan believes it (it is well-formed
+    # and nothing it depends on changed), clean judges afresh and moves nothing
+    forge_verdict(kept, MODULE, 2)
+    p = scan(build)
+    assert "verdict cache used:" in p.stderr and verdict(lotest.Scan(p), MODULE) == "stale", p
+    c = lotest.leftover("clean", "--format", "json", build)
+    assert c.returncode == 0 and '"actions": []' in c.stdout, c
+    assert (build / MODULE).exists()
+    # scan again without the lie
+    scan(build, "--clear-cache")
+
+
 def test_clear_cache():
     src, build = tree()
     warm(build)
