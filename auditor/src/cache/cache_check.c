@@ -26,29 +26,33 @@ typedef struct check {
 	atomic_size_t changed; /* index + 1 of a changed entry, 0 while none */
 } check;
 
-/*
- * The timestamp granularity around `t_ns`: two ticks of the clock the
- * kernel stamps files with, or two seconds for a timestamp with no
- * fraction (a filesystem that keeps seconds: FAT, ext3's small inodes).
- */
-static int64_t granularity(int64_t t_ns)
+/* The tick of the clock the kernel stamps files with: 10 ms (HZ=100) at least. */
+static int64_t stamp_tick(void)
 {
 	struct timespec res;
-	int64_t tick = 10000000; /* 10 ms: HZ=100, the coarsest tick Linux has */
+	int64_t tick = 10000000;
 
-	if (t_ns % 1000000000 == 0)
-		return 2000000000;
 	if (clock_getres(CLOCK_REALTIME_COARSE, &res) == 0 && res.tv_sec == 0 &&
 	    res.tv_nsec > tick)
 		tick = res.tv_nsec;
-	return 2 * tick;
+	return tick;
+}
+
+/*
+ * Was a file stamped `t_ns` changed within the granularity of `written_ns`,
+ * or after? Two ticks, or two seconds for a stamp with no fraction (a
+ * filesystem that keeps seconds: FAT, ext3's small inodes).
+ */
+static bool near(int64_t t_ns, int64_t written_ns, int64_t tick)
+{
+	return t_ns >= written_ns - (t_ns % 1000000000 ? 2 * tick : 2000000000);
 }
 
 /* Was d changed in the tick the scan started in, or after? Then it may change unseen. */
-static bool racy(const lo_dep *d, int64_t written_ns)
+static bool racy(const lo_dep *d, int64_t written_ns, int64_t tick)
 {
-	return !d->absent && (d->mtime_ns >= written_ns - granularity(d->mtime_ns) ||
-			      d->ctime_ns >= written_ns - granularity(d->ctime_ns));
+	return !d->absent &&
+	       (near(d->mtime_ns, written_ns, tick) || near(d->ctime_ns, written_ns, tick));
 }
 
 static void *check_worker(void *arg)
@@ -93,6 +97,7 @@ static size_t first_changed(const lo_cache_entry *e, unsigned jobs)
 
 bool lo_cache_check(const lo_cache_entry *e, const char *key, unsigned jobs, char **why)
 {
+	int64_t tick = stamp_tick();
 	size_t i, changed;
 
 	*why = NULL;
@@ -101,7 +106,7 @@ bool lo_cache_check(const lo_cache_entry *e, const char *key, unsigned jobs, cha
 		return false;
 	}
 	for (i = 0; i < e->deps.count; i++) {
-		if (racy(&e->deps.deps[i], e->written_ns)) {
+		if (racy(&e->deps.deps[i], e->written_ns, tick)) {
 			if (asprintf(why, "'%s' changed while the scan that made it ran (racy)",
 				     e->deps.deps[i].path) < 0)
 				abort();
