@@ -86,8 +86,8 @@ typedef struct lo_scan_cache {
 	bool used;       /* the result is the kept one: nothing was walked nor judged */
 	size_t checked;  /* the dependencies statted to know it (used) or recorded (not) */
 	char *why;       /* why it was not used, for --verbose, or NULL; owned */
-	char *complaint; /* a cache that was there but unreadable (corrupt, another
-			    format), or could not be written: worth a note; owned or NULL */
+	char *complaint; /* a cache that was there but wrong (truncated, corrupt, another
+			    format): worth a note; owned or NULL */
 } lo_scan_cache;
 
 typedef struct lo_scan_result {

@@ -153,7 +153,10 @@ bool lo_scan_cache_warm(scan *s)
 	if (err == LO_ENOTFOUND)
 		why = lo_xstrdup("none kept yet");
 	else if (err < 0)
-		why = lo_xstrdup(lo_error_last()), complaint = lo_xstrdup(why);
+		why = lo_xstrdup(lo_error_last());
+	/* one that is there but wrong is worth a note; one we may not read is not ours */
+	if (err == LO_EINVALID)
+		complaint = lo_xstrdup(why);
 	if (e && lo_cache_check(e, s->cache_key, s->jobs, &why)) {
 		size_t checked = e->deps.count;
 
@@ -212,9 +215,10 @@ static void keep(scan *s, lo_deps *deps)
 		e.roots[r].build_dir = s->build_dirs[r];
 		e.roots[r].oldest = s->oldest[r];
 	}
+	/* where it cannot be kept, the scan goes on without it, as without its state record */
 	if (file && lo_cache_write(file, &e) < 0) {
-		free(s->res->cache.complaint);
-		s->res->cache.complaint = lo_xstrdup(lo_error_last());
+		free(s->res->cache.why);
+		s->res->cache.why = lo_xstrdup(lo_error_last());
 	}
 	s->res->cache.checked = deps->count;
 	free(copy.notes);
