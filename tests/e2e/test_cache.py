@@ -234,9 +234,12 @@ def test_damaged_cache_is_ignored_with_a_note():
         data = kept.read_bytes()
 
 
-def fnv1a(data):
-    h = 0xcbf29ce484222325
-    for b in data:
+def checksum(data):
+    """cache.h's lo_cache_checksum: FNV-1a over 64-bit words, then bytes."""
+    h, n = 0xcbf29ce484222325, len(data) - len(data) % 8
+    for i in range(0, n, 8):
+        h = ((h ^ int.from_bytes(data[i:i + 8], "little")) * 0x100000001b3) & 0xffffffffffffffff
+    for b in data[n:]:
         h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
     return h
 
@@ -251,7 +254,7 @@ def forge_verdict(kept, path, verdict):
     # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
     v = at + 4 + len(name) + 4 + 6 * 4
     data[v:v + 4] = verdict.to_bytes(4, "little")
-    data[-8:] = fnv1a(data[:-8]).to_bytes(8, "little")
+    data[-8:] = checksum(bytes(data[:-8])).to_bytes(8, "little")
     kept.write_bytes(bytes(data))
 
 

@@ -75,7 +75,10 @@ typedef struct lo_cache_entry {
  */
 char *lo_cache_file(char *const *roots, size_t root_count, bool create);
 
-/* The checksum of a cache's bytes before its last 8 (FNV-1a, 64 bits; stored little-endian). */
+/*
+ * The checksum of a cache's bytes before its last 8 (FNV-1a, 64 bits, over
+ * little-endian 64-bit words and then the bytes left; stored little-endian).
+ */
 uint64_t lo_cache_checksum(const void *data, size_t len);
 
 /* Parse a cache's bytes. LO_EINVALID with a message saying what is wrong. */

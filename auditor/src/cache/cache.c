@@ -7,7 +7,7 @@
  *   the body: str key, i64 written_ns; u32 n, n dependencies; the result
  *   (roots with what their origin needs, files, links, notes, details,
  *   trees, the summary);
- *   u64 FNV-1a of every byte before it.
+ *   u64 checksum of every byte before it (lo_cache_checksum).
  * A str is a u32 length and its bytes, 0xffffffff for NULL. The checksum
  * makes a torn or flipped file one that is ignored, never a verdict read
  * wrong: the fields themselves (a verdict is a byte) would still parse.
@@ -132,11 +132,18 @@ static void put_result(lo_buf *b, const lo_cache_entry *e)
 	put_u64(b, res->summary.withheld);
 }
 
+/* FNV-1a over 64-bit little-endian words, then the last bytes one by one: 8 times fewer rounds. */
 uint64_t lo_cache_checksum(const void *data, size_t n)
 {
 	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0xcbf29ce484222325ull, w;
+	int i;
 
+	for (; n >= 8; n -= 8, p += 8) {
+		for (w = 0, i = 7; i >= 0; i--)
+			w = w << 8 | p[i];
+		h = (h ^ w) * 0x100000001b3ull;
+	}
 	while (n--)
 		h = (h ^ *p++) * 0x100000001b3ull;
 	return h;

@@ -148,16 +148,19 @@ void lo_deps_note_stat(const char *path, const struct stat *st)
 void lo_deps_note_fd(const char *dir, const char *rel, int fd)
 {
 	struct stat st;
-	char *path = NULL;
+	lo_buf path = LO_BUF_INIT;
 
 	if (!lo_deps_recording())
 		return;
+	/* once per directory of the walk: no printf (walk.c's rule) */
+	lo_buf_puts(&path, dir);
 	if (rel && *rel) {
-		if (asprintf(&path, "%s%s%s", dir, strcmp(dir, "/") ? "/" : "", rel) < 0)
-			abort();
+		if (strcmp(dir, "/"))
+			lo_buf_putc(&path, '/');
+		lo_buf_puts(&path, rel);
 	}
-	lo_deps_note_stat(path ? path : dir, fstat(fd, &st) == 0 ? &st : NULL);
-	free(path);
+	lo_deps_note_stat(lo_buf_cstr(&path), fstat(fd, &st) == 0 ? &st : NULL);
+	lo_buf_dispose(&path);
 }
 
 void lo_deps_note_path(const char *path)
