@@ -14,6 +14,7 @@
  * Every count is checked against the bytes left before anything is
  * allocated for it, so a hostile file costs at most its own size.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -137,12 +138,10 @@ uint64_t lo_cache_checksum(const void *data, size_t n)
 {
 	const unsigned char *p = data;
 	uint64_t h = 0xcbf29ce484222325ull, w;
-	int i;
 
 	for (; n >= 8; n -= 8, p += 8) {
-		for (w = 0, i = 7; i >= 0; i--)
-			w = w << 8 | p[i];
-		h = (h ^ w) * 0x100000001b3ull;
+		memcpy(&w, p, 8); /* one load; the words are little-endian */
+		h = (h ^ le64toh(w)) * 0x100000001b3ull;
 	}
 	while (n--)
 		h = (h ^ *p++) * 0x100000001b3ull;
