@@ -36,6 +36,8 @@ end
 complete -c leftover -n '__fish_seen_subcommand_from scan' -l reconfigure -d 'run cmake when the File API reply is missing or old'
 complete -c leftover -n '__fish_seen_subcommand_from scan' -l all -d 'also list orphaned object and bookkeeping files'
 complete -c leftover -n '__fish_seen_subcommand_from scan' -l source -x -a '(__fish_complete_directories)' -d 'the source tree'
+complete -c leftover -n '__fish_seen_subcommand_from scan' -l no-cache -d 'judge every file afresh, without the verdict cache'
+complete -c leftover -n '__fish_seen_subcommand_from scan' -l clear-cache -d 'drop the verdict cache, then scan without it'
 
 complete -c leftover -n '__fish_seen_subcommand_from explain' -F
 

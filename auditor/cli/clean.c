@@ -357,6 +357,26 @@ static int scan_showing(lo_scan_result **res, const char *dir, const lo_scan_opt
 	return 0;
 }
 
+/*
+ * scan_showing, for clean: a kept result (the verdict cache) that leaves
+ * nothing to do is the audit of an unchanged tree, done; one that names a
+ * file to act on is never acted on: every file is judged afresh.
+ */
+static int scan_to_clean(lo_scan_result **res, const char *dir, lo_scan_opts *sopts,
+			 lo_clean_opts *copts, bool progress)
+{
+	for (;;) {
+		lo_clean_mark_scan(&copts->scan_began);
+		if (scan_showing(res, dir, sopts, progress) < 0)
+			return -1;
+		if (!(*res)->cache.used || !lo_clean_has_work(*res, copts))
+			return 0;
+		lo_scan_result_free(*res);
+		*res = NULL;
+		sopts->no_cache = true;
+	}
+}
+
 int lo_cmd_clean(int argc, char **argv)
 {
 	lo_cli_opts o;
@@ -420,9 +440,8 @@ int lo_cmd_clean(int argc, char **argv)
 	}
 	copts.lock = lock;
 	lo_cli_catch_stop(false);
-	lo_clean_mark_scan(&copts.scan_began);
-	if (scan_showing(&res, argv[optind], &o.scan,
-			 isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet) < 0)
+	if (scan_to_clean(&res, argv[optind], &o.scan, &copts,
+			  isatty(STDERR_FILENO) && fmt == LO_CLI_FORMAT_TEXT && !quiet) < 0)
 		goto out;
 	lo_cli_catch_stop(true);
 	if (lo_clean_run(&cr, res, &copts) < 0) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "leftover/buf.h"
+#include "leftover/cache.h"
 #include "leftover/error.h"
 #include "leftover/report.h"
 #include "leftover/report_ci.h"
@@ -22,6 +24,10 @@ static const lo_cli_opt options[] = {
 	{ "all", 0, 'A', NULL, NULL, "also list orphaned object and bookkeeping files" },
 	{ "source", 0, 'S', "DIR", NULL, "the source tree (default: CMAKE_HOME_DIRECTORY)" },
 	{ "verbose", 'v', 'v', NULL, NULL, "also list files that are fine, and every path tried" },
+	{ "no-cache", 0, 'N', NULL, NULL, "judge every file afresh: neither use nor keep the\n"
+	  "verdict cache" },
+	{ "clear-cache", 0, 'C', NULL, NULL, "drop the verdict cache of these DIRs, then scan\n"
+	  "as --no-cache" },
 	LO_CLI_OPT_HELP_ENTRY,
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
@@ -38,13 +44,50 @@ const lo_cli_cmd lo_cli_scan_cmd = {
 	"environment error. Rules can change what counts ([fail] on, action = keep).\n",
 };
 
+/* --clear-cache: the verdict cache of these roots (cache.h) removed; -1 after saying why not. */
+static int clear_cache(char **dirs, size_t n)
+{
+	char **real = lo_xcalloc(n, sizeof(char *));
+	size_t i, got = 0;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		if ((real[i] = realpath(dirs[i], NULL)))
+			got++;
+	if (got == n && (err = lo_cache_clear(real, n)) < 0)
+		lo_cli_error("%s", lo_error_last());
+	for (i = 0; i < n; i++)
+		free(real[i]);
+	free(real);
+	return err < 0 ? -1 : 0;
+}
+
+/*
+ * The verdict cache on stderr, never in a report (a warm scan's is the
+ * cold one's, byte for byte): a cache that could not be read or kept
+ * always, whether it was used with --verbose.
+ */
+static void say_cache(const lo_scan_result *res, bool verbose)
+{
+	if (res->cache.complaint)
+		fprintf(stderr, "leftover: note: verdict cache ignored: %s\n", res->cache.complaint);
+	if (!verbose)
+		return;
+	if (res->cache.used)
+		fprintf(stderr, "leftover: verdict cache used: %zu verdicts, %zu dependencies "
+			"unchanged\n", res->file_count, res->cache.checked);
+	else if (res->cache.why)
+		fprintf(stderr, "leftover: verdict cache not used (%s): judged %zu files, "
+			"%zu dependencies kept\n", res->cache.why, res->file_count, res->cache.checked);
+}
+
 int lo_cmd_scan(int argc, char **argv)
 {
 	lo_cli_opts o;
 	lo_scan_result *res = NULL;
 	size_t i;
 	lo_cli_format format = LO_CLI_FORMAT_TEXT;
-	bool verbose = false;
+	bool verbose = false, clear = false;
 	int c, rc = LO_EXIT_ERROR;
 
 	lo_cli_opts_init(&o, &lo_cli_scan_cmd);
@@ -55,6 +98,8 @@ int lo_cmd_scan(int argc, char **argv)
 		case 'A': o.scan.all = true; break;
 		case 'S': o.scan.source = optarg; break;
 		case 'v': verbose = true; break;
+		case 'N': o.scan.no_cache = true; break;
+		case 'C': clear = o.scan.no_cache = true; break;
 		default: rc = o.status; goto out;
 		}
 	}
@@ -63,10 +108,13 @@ int lo_cmd_scan(int argc, char **argv)
 	/* Every layer of the first tree; bad rules stop the scan before it starts. */
 	if (lo_cli_opts_load_rules(&o, argv[optind]) < 0)
 		goto out;
+	if (clear && clear_cache(argv + optind, (size_t)(argc - optind)) < 0)
+		goto out;
 	if (lo_scan_run(&res, (const char *const *)argv + optind, (size_t)(argc - optind), &o.scan) < 0) {
 		lo_cli_error("%s", lo_error_last());
 		goto out;
 	}
+	say_cache(res, verbose);
 	if (format == LO_CLI_FORMAT_JSON)
 		lo_report_write_json(stdout, res);
 	else if (format == LO_CLI_FORMAT_JUNIT)

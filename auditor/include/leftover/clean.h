@@ -127,6 +127,14 @@ typedef struct lo_clean_result {
 int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts);
 
 /*
+ * Would lo_clean_run have anything to decide about in `scan` (a file to
+ * move or delete, or one a rule keeps)? A clean given a kept result (the
+ * verdict cache, cache.h) goes on with it only when not: it never acts on
+ * a kept verdict, and judges afresh whenever there is something to act on.
+ */
+bool lo_clean_has_work(const lo_scan_result *scan, const lo_clean_opts *opts);
+
+/*
  * The time for lo_clean_opts.scan_began; call it right before the scan.
  * Inode times come from the kernel's coarse clock, so this waits for that
  * clock's next tick (a few ms): every change made after the call is then

@@ -45,6 +45,13 @@ bool lo_origin_record(lo_scan_origin *o, const char *build, const char *source, 
 		      char *notes[LO_ORIGIN_NOTES_MAX]);
 
 /*
+ * The file `name` in the directory of the records (owned), made 0700 and
+ * the user's own when `create`; NULL when there is none (no HOME), or it
+ * cannot be made. The verdict cache lives there too (cache.h).
+ */
+char *lo_origin_state_path(const char *name, bool create);
+
+/*
  * The commit BUILD_DIR was built at before `head`, by its record: owned,
  * or NULL when no scan saw another commit; *branch likewise.
  */

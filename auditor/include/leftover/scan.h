@@ -83,6 +83,15 @@ typedef struct lo_scan_tree {
 	bool withheld; /* its records are older than its build description: staleness withheld */
 } lo_scan_tree;
 
+/* Whether the verdict cache (cache.h) gave the result; not part of any report. */
+typedef struct lo_scan_cache {
+	bool used;       /* the result is the kept one: nothing was walked nor judged */
+	size_t checked;  /* the dependencies statted to know it (used) or recorded (not) */
+	char *why;       /* why it was not used, for --verbose, or NULL; owned */
+	char *complaint; /* a cache that was there but wrong (truncated, corrupt, another
+			    format): worth a note; owned or NULL */
+} lo_scan_cache;
+
 typedef struct lo_scan_result {
 	char *root; /* absolute; the common ancestor when several roots were scanned */
 	char **roots; /* each scanned root, absolute, in the order given; owned */
@@ -102,6 +111,7 @@ typedef struct lo_scan_result {
 	size_t link_count, link_cap;
 	lo_scan_tree *trees; /* every build tree read, once however many roots it holds */
 	size_t tree_count, tree_cap;
+	lo_scan_cache cache;
 	struct scan *scan; /* private: what the scan itself used, freed with the result */
 } lo_scan_result;
 
@@ -119,6 +129,8 @@ typedef struct lo_scan_opts {
 				  under (sysroot.h), or NULL */
 	const char *hwcaps;    /* --hwcaps: comma-separated glibc-hwcaps levels, or NULL */
 	bool trust_tree;       /* --trust-tree: run what the trees name (trust.h) */
+	bool no_cache;         /* --no-cache: neither use nor keep the verdict cache (cache.h);
+				  set by clean, which acts only on verdicts of its own */
 } lo_scan_opts;
 
 /*

@@ -49,6 +49,7 @@
 
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
+#include "leftover/deps.h"
 #include "leftover/map.h"
 #include "leftover/walk.h"
 
@@ -192,9 +193,11 @@ FILE *lo_bs_open_record(const char *path)
 	FILE *f;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0) {
+		lo_deps_note_stat(path, NULL); /* every record read, or missing: deps.h */
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	}
+	if (fstat(fd, &st) < 0 || (lo_deps_note_stat(path, &st), !S_ISREG(st.st_mode))) {
 		close(fd);
 		errno = EINVAL;
 		return NULL;

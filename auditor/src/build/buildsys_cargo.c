@@ -36,6 +36,7 @@
 
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
+#include "leftover/deps.h"
 #include "leftover/map.h"
 
 #define FILE_MAX (1 << 20) /* a manifest or a dep-info file; a larger one is not read */
@@ -599,6 +600,7 @@ static void read_profile(cargo *c, const char *profile)
 	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		lo_buf_clear(&p);
 		lo_buf_printf(&p, "%s/%s/%s", c->t->dir, profile, subs[i]);
+		lo_deps_note_path(lo_buf_cstr(&p));
 		if (!(d = opendir(lo_buf_cstr(&p))))
 			continue;
 		while ((de = readdir(d)))
@@ -618,6 +620,7 @@ static void read_profiles(cargo *c, const char *under, unsigned depth)
 	DIR *d;
 
 	lo_buf_printf(&p, "%s%s%s", c->t->dir, *under ? "/" : "", under);
+	lo_deps_note_path(lo_buf_cstr(&p)); /* its names are read: deps.h */
 	if (!(d = opendir(lo_buf_cstr(&p)))) {
 		lo_buf_dispose(&p);
 		return;

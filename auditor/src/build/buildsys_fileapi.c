@@ -26,6 +26,7 @@
 
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
+#include "leftover/deps.h"
 #include "leftover/map.h"
 
 extern char **environ;
@@ -156,6 +157,7 @@ static char *newest_index(const lo_bs_tree *t, time_t *mtime)
 	DIR *d;
 
 	lo_buf_printf(&p, "%s/.cmake/api/v1/reply", t->dir);
+	lo_deps_note_path(lo_buf_cstr(&p)); /* its names are read: deps.h */
 	if (!(d = opendir(lo_buf_cstr(&p)))) {
 		lo_buf_dispose(&p);
 		return NULL;

@@ -31,6 +31,7 @@
 
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
+#include "leftover/deps.h"
 #include "leftover/map.h"
 
 /* The newest .ninja_log format this reader knows (ninja 1.12 writes v6). */
@@ -677,7 +678,10 @@ static void read_config_manifests(parser *ps)
 	char *save = NULL, *c;
 	struct dirent *de;
 	lo_map *seen = lo_map_new();
-	DIR *d = opendir(ps->t->dir);
+	DIR *d;
+
+	lo_deps_note_path(ps->t->dir); /* its names are read: deps.h */
+	d = opendir(ps->t->dir);
 
 	while (d && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);

@@ -18,6 +18,7 @@
 
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
+#include "leftover/deps.h"
 
 /* The mtime of `path` (relative to the tree's dir, or absolute) in ns; -1 when it cannot be had. */
 static long long tree_mtime(const lo_bs_tree *t, const char *path)
@@ -29,6 +30,7 @@ static long long tree_mtime(const lo_bs_tree *t, const char *path)
 	if (asprintf(&abs, "%s%s%s", path[0] == '/' ? "" : t->dir, path[0] == '/' ? "" : "/",
 		     path) < 0)
 		abort();
+	lo_deps_note_path(abs); /* a description edited since: deps.h */
 	if (stat(abs, &st) == 0)
 		m = lo_bs_mtime_ns(&st);
 	free(abs);

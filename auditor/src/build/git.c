@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/git.h"
 #include "build/git_int.h"
@@ -89,6 +90,34 @@ void lo_libgit2_shutdown(void)
 	git_libgit2_shutdown();
 }
 
+/*
+ * What a verdict learns from the repository changes only with these
+ * (deps.h): HEAD (a branch switched), the index (what is tracked), the
+ * branch's ref, loose or packed (a commit).
+ */
+static void note_repository(git_repository *repo, git_reference *head)
+{
+	const char *gitdir = git_repository_path(repo), *common = git_repository_commondir(repo);
+	lo_buf p = LO_BUF_INIT;
+
+	if (!lo_deps_recording())
+		return;
+	lo_buf_printf(&p, "%sHEAD", gitdir);
+	lo_deps_note_path(lo_buf_cstr(&p));
+	lo_buf_clear(&p);
+	lo_buf_printf(&p, "%sindex", gitdir);
+	lo_deps_note_path(lo_buf_cstr(&p));
+	lo_buf_clear(&p);
+	lo_buf_printf(&p, "%spacked-refs", common);
+	lo_deps_note_path(lo_buf_cstr(&p));
+	if (head && git_reference_is_branch(head)) {
+		lo_buf_clear(&p);
+		lo_buf_printf(&p, "%s%s", common, git_reference_name(head));
+		lo_deps_note_path(lo_buf_cstr(&p));
+	}
+	lo_buf_dispose(&p);
+}
+
 int lo_git_open(lo_git **out, const char *dir)
 {
 	lo_git *g;
@@ -110,6 +139,7 @@ int lo_git_open(lo_git **out, const char *dir)
 	if (g->workdir[strlen(real) - 1] != '/')
 		strcat(g->workdir, "/");
 	if (git_repository_head(&head, g->repo) == 0) {
+		note_repository(g->repo, head);
 		const git_oid *oid = git_reference_target(head);
 
 		if (oid)
@@ -117,6 +147,7 @@ int lo_git_open(lo_git **out, const char *dir)
 		g->branch = lo_xstrdup(git_reference_is_branch(head) ? git_reference_shorthand(head) : "");
 		git_reference_free(head);
 	} else {
+		note_repository(g->repo, NULL);
 		g->branch = lo_xstrdup("");
 	}
 	*out = g;

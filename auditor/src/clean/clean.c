@@ -766,6 +766,16 @@ static void plan_all(lo_clean_result *res, const lo_scan_result *scan, const lo_
 	lo_git_free(git);
 }
 
+bool lo_clean_has_work(const lo_scan_result *scan, const lo_clean_opts *opts)
+{
+	size_t i;
+
+	for (i = 0; i < scan->file_count + scan->link_count; i++)
+		if (decide(scan, file_at(scan, i), opts) >= 0)
+			return true;
+	return false;
+}
+
 int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_clean_opts *opts)
 {
 	static const lo_clean_opts defaults;

@@ -27,6 +27,7 @@
 #include "leftover/buf.h"
 #include "hosts/hosts_int.h"
 #include "leftover/buildsys.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/hosts.h"
 #include "leftover/lock.h"
@@ -88,6 +89,7 @@ static int is_elf_file(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	ssize_t n;
 
+	lo_deps_note_path(path); /* a host program replaced: deps.h */
 	if (fd < 0)
 		return -1;
 	n = read(fd, magic, sizeof(magic));

@@ -16,6 +16,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "leftover/deps.h"
 #include "leftover/hosts.h"
 #include "hosts/hosts_int.h"
 
@@ -47,6 +48,7 @@ char *lo_hosts_on_path(const char *name)
 		lo_buf b = LO_BUF_INIT;
 
 		lo_buf_printf(&b, "%s/%s", *dir ? dir : ".", name);
+		lo_deps_note_path(lo_buf_cstr(&b)); /* one put earlier on PATH: deps.h */
 		if (access(lo_buf_cstr(&b), X_OK) == 0)
 			hit = lo_buf_detach(&b);
 		lo_buf_dispose(&b);
@@ -99,6 +101,7 @@ static char *setuptools_python(const char *dir)
 		    setuptools_version(base, version))
 			break;
 		lo_buf_printf(&b, "%s/build", d);
+		lo_deps_note_path(lo_buf_cstr(&b));
 		if ((bd = opendir(lo_buf_cstr(&b)))) {
 			struct dirent *en;
 
@@ -120,6 +123,7 @@ static char *setuptools_python(const char *dir)
 			lo_buf b = LO_BUF_INIT;
 
 			lo_buf_printf(&b, "%s/python%s", dirs[i], version);
+			lo_deps_note_path(lo_buf_cstr(&b));
 			if (access(lo_buf_cstr(&b), X_OK) == 0)
 				hit = lo_buf_detach(&b);
 			lo_buf_dispose(&b);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/pyconf.h"
 
 /* A _sysconfigdata module is some 30 to 60 KiB; more is not one. */
@@ -79,6 +80,7 @@ char **lo_pyconf_suffixes(const char *python, const char *triplet, char **from)
 		lib.len--;
 	lo_buf_printf(&lib, "lib/%s", base);
 	lo_buf_printf(&tail, "_%s.py", triplet);
+	lo_deps_note_path(lo_buf_cstr(&lib)); /* its sysconfigdata, read below: deps.h */
 	if (!(d = opendir(lo_buf_cstr(&lib))))
 		goto out;
 	while ((de = readdir(d)) && !conflict) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/shim.h"
 
@@ -33,6 +34,7 @@ static char *read_small(const char *path, size_t max, off_t *size)
 	char *buf;
 	ssize_t n;
 
+	lo_deps_note_path(path); /* a shim or version file changed: deps.h */
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -133,6 +135,7 @@ static char *local_version_file(const char *dir)
 		char *slash;
 
 		lo_buf_printf(&f, "%s/.python-version", d);
+		lo_deps_note_path(lo_buf_cstr(&f)); /* pyenv's choice, made or changed later */
 		if (stat(lo_buf_cstr(&f), &st) == 0 && S_ISREG(st.st_mode)) {
 			free(d);
 			return lo_buf_detach(&f);
@@ -224,6 +227,7 @@ static char *system_program(const char *root, const char *name)
 			lo_buf_puts(&b, dir);
 		if (strcmp(lo_buf_cstr(&b), shims) && dir[0] == '/') {
 			lo_buf_printf(&b, "/%s", name);
+			lo_deps_note_path(lo_buf_cstr(&b));
 			if (stat(lo_buf_cstr(&b), &st) == 0 && S_ISREG(st.st_mode) &&
 			    access(lo_buf_cstr(&b), X_OK) == 0)
 				hit = lo_buf_detach(&b);
@@ -245,6 +249,7 @@ static char *version_program(const char *root, const char *v, const char *name, 
 	lo_buf_printf(&b, "%s/versions/%s", root, v);
 	*gone = stat(lo_buf_cstr(&b), &st) < 0 || !S_ISDIR(st.st_mode);
 	lo_buf_printf(&b, "/bin/%s", name);
+	lo_deps_note_path(lo_buf_cstr(&b));
 	if (!*gone && stat(lo_buf_cstr(&b), &st) == 0 && S_ISREG(st.st_mode) &&
 	    access(lo_buf_cstr(&b), X_OK) == 0)
 		out = lo_buf_detach(&b);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/ldconfig.h"
 
@@ -63,9 +64,11 @@ int lo_ldconfig_read_cache(lo_map *cache, const lo_sysroot *root, const char *pa
 	uint32_t nlibs, i;
 	size_t size;
 
-	if (fd < 0)
+	if (fd < 0) {
+		lo_deps_note_stat(path, NULL); /* one made by ldconfig later: deps.h */
 		return lo_error_set_errno(LO_ENOTFOUND, errno, "cannot open '%s'", path);
-	if (fstat(fd, &st) < 0 || st.st_size < 48 || st.st_size > (1 << 28)) {
+	}
+	if (fstat(fd, &st) < 0 || (lo_deps_note_stat(path, &st), st.st_size < 48) || st.st_size > (1 << 28)) {
 		close(fd);
 		return lo_error_set(LO_EINVALID, "'%s' has an unexpected size", path);
 	}
@@ -221,6 +224,7 @@ static void read_conf(char ***dirs, size_t *count, size_t *cap, const lo_sysroot
 	spent->files++;
 	/* O_NONBLOCK: opening a FIFO, or reading /proc/kmsg, would block. */
 	fd = lo_sysroot_open(root, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	lo_deps_note_path(path); /* an ld.so.conf edited: deps.h */
 	if (fd < 0)
 		return;
 	/* a file of no size holds no line; /proc's report none, whatever they read as */

@@ -174,6 +174,16 @@ out:
 	free(dir);
 }
 
+char *lo_origin_state_path(const char *name, bool create)
+{
+	char *dir = state_dir(), *file = NULL;
+
+	if (dir && (!create || own_dirs(dir)) && asprintf(&file, "%s/%s", dir, name) < 0)
+		abort();
+	free(dir);
+	return file;
+}
+
 char *lo_origin_built_at(const char *build_dir, const char *head, char **branch)
 {
 	char *real, *file = state_file(build_dir, &real), *commit, *when;

@@ -17,6 +17,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/cpu.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/ldconfig.h"
 #include "leftover/lock.h"
@@ -169,6 +170,23 @@ static int open_stat(const lo_resolver *r, const char *path, struct stat *st)
 	return rc < 0 ? -1 : fd;
 }
 
+/* The candidate a judge read itself, as it read it, for the verdict cache (deps.h). */
+static void note_stamp(const char *path, const lo_elf_stamp *at)
+{
+	struct stat st;
+
+	if (!lo_deps_recording())
+		return;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFREG;
+	st.st_dev = at->dev;
+	st.st_ino = at->ino;
+	st.st_size = (off_t)at->size;
+	st.st_mtim = at->mtime;
+	st.st_ctim = at->ctime;
+	lo_deps_note_stat(path, &st);
+}
+
 /*
  * Read the file at `path` into `o`, outside the lock, unless the caller
  * read it already (`given`, which is taken); the same inode under two
@@ -188,13 +206,16 @@ static void resolver_read_into(lo_resolver *r, const char *path, const char *key
 		lo_elf_stamp at = lo_elf_stamp_of(given);
 
 		lo_resolver_inode_key(inode, at.dev, at.ino);
+		note_stamp(path, &at);
 	} else if ((fd = open_stat(r, path, &st)) < 0) {
 		/* most are paths a search tries: the message is made when asked for (lo_resolver_why) */
 		o->errnum = errno;
 		o->err = LO_ERROR;
+		lo_deps_note_stat(path, NULL); /* a library put there later is found then */
 		return;
 	} else {
 		lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
+		lo_deps_note_stat(path, &st);
 	}
 	pthread_mutex_lock(&r->lock);
 	/* counted at once: a forget meanwhile must see this path name it */
@@ -577,6 +598,7 @@ int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, cons
 	pthread_mutex_unlock(&r->lock);
 	if (held || (fd = open_stat(r, path, &st)) < 0)
 		return read_keyed(r, path, key, NULL, out);
+	lo_deps_note_stat(path, &st);
 	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	held = lo_map_get(r->by_inode, inode, NULL) != NULL;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "loader/resolve_int.h"
 
 /*
@@ -67,6 +68,8 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 			rc = stat(dir, &st);
 		}
 	} while (rc < 0 && errno == EINTR && ++tries < 64);
+	if (!r->root) /* a path under --sysroot is no path here: no cache there (deps.h) */
+		lo_deps_note_stat(dir, rc < 0 ? NULL : &st);
 	if (rc < 0)
 		id.errnum = errno;
 	else if (!S_ISDIR(st.st_mode))

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/lock.h"
 #include "leftover/walk.h"
@@ -57,6 +58,7 @@ typedef struct shared {
 	int rc;      /* first negative callback result: stops every worker */
 	lo_walk_fn fn;
 	void *payload;
+	const char *root; /* as given, for the directories' notes (deps.h) */
 } shared;
 
 typedef struct frame {
@@ -270,9 +272,14 @@ static int walk_from(worker *w, task *t)
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
 		} else if ((fd = open_dir_at(dfd, de->d_name)) < 0) {
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, errno);
-		} else if (!give_away(w->sh, (sub = lo_dirstream_new(fd)), path.ptr, base_depth + depth)) {
-			stack[depth++] = (frame){ sub, base };
-			continue; /* keep this directory's name on the path */
+		} else {
+			/* its stat before its entries (deps.h): a change while it is read shows */
+			lo_deps_note_fd(w->sh->root, path.ptr, fd);
+			if (!give_away(w->sh, (sub = lo_dirstream_new(fd)), path.ptr,
+				       base_depth + depth)) {
+				stack[depth++] = (frame){ sub, base };
+				continue; /* keep this directory's name on the path */
+			}
 		}
 		truncate_path(&path, base);
 		if ((depth & 15) == 0 && stopped(w->sh))
@@ -315,6 +322,8 @@ int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 	lo_lock_init(&sh.lock);
 	pthread_cond_init(&sh.more, NULL);
 	sh.fn = fn;
+	sh.root = root;
+	lo_deps_note_fd(root, NULL, fd);
 	sh.payload = payload;
 	sh.limit = (size_t)jobs * LO_WALK_QUEUE_PER_WORKER;
 	lo_array_grow(&sh.queue, &sh.cap, 1, sizeof(task));

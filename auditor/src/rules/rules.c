@@ -17,6 +17,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/git.h"
 #include "rules/rules_int.h"
@@ -78,6 +79,7 @@ static bool is_executable_file(const char *path)
 {
 	struct stat st;
 
+	lo_deps_note_path(path); /* one put there later is found then: deps.h */
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
+#include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/trust.h"
 
@@ -86,6 +87,7 @@ static char *meson_source(const char *build)
 	struct stat st;
 
 	lo_buf_printf(&path, "%s/meson-info/meson-info.json", build);
+	lo_deps_note_path(lo_buf_cstr(&path));
 	/* a FIFO in its place is refused, not waited on */
 	if (stat(lo_buf_cstr(&path), &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size > (off_t)MAX_MESON_INFO) {

@@ -102,6 +102,8 @@ void lo_scan_result_free(lo_scan_result *res)
 		free(res->trees[i].records);
 	}
 	free(res->trees);
+	free(res->cache.why);
+	free(res->cache.complaint);
 	free(res->root);
 	free(res);
 }

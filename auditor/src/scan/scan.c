@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
@@ -479,41 +480,52 @@ static void drop_private(scan *s, size_t root)
 
 /* A root of a scan, for a callback. */
 struct root_of {
-	const scan *s;
+	scan *s;
 	size_t root;
 };
 
-/* When the oldest candidate of root `root` was written, 0 when there is none. */
+/*
+ * When the oldest candidate of root `root` was written, 0 when there is
+ * none; kept in s->oldest, where a warm scan finds it (scan_cache.c).
+ */
 static time_t oldest_item_mtime(void *payload)
 {
-	const scan *s = ((const struct root_of *)payload)->s;
+	scan *s = ((struct root_of *)payload)->s;
 	size_t root = ((const struct root_of *)payload)->root;
 	time_t oldest = 0;
 	struct stat st;
 	size_t i;
 
+	if (s->oldest[root] >= 0)
+		return (time_t)s->oldest[root];
 	for (i = 0; i < s->item_count; i++)
 		if (s->items[i].root == root && lstat(s->items[i].abs, &st) == 0 &&
 		    (!oldest || st.st_mtime < oldest))
 			oldest = st.st_mtime;
+	s->oldest[root] = oldest;
 	return oldest;
 }
 
-/* Where the build tree of root `root` came from (origin.h), with its notes. */
-static void record_origin(scan *s, size_t root)
+void lo_scan_record_origin(scan *s, size_t root)
 {
 	struct root_of at = { s, root };
 	char *notes[LO_ORIGIN_NOTES_MAX] = { NULL };
-	size_t i;
+	size_t i, before = s->res->note_count;
+	bool recorded;
 
-	if (lo_origin_record(&s->res->origins[s->res->origin_count],
+	if ((recorded = lo_origin_record(&s->res->origins[s->res->origin_count],
 			     s->build_dirs[root] ? s->build_dirs[root] : s->roots[root],
 			     s->opts ? s->opts->source : NULL, s->git[root], oldest_item_mtime, &at,
-			     notes))
+			     notes)))
 		s->res->origin_count++;
+	/* a warm scan may have to make the origin again without the items: known now */
+	if (recorded && s->cache_file && lo_deps_recording())
+		oldest_item_mtime(&at);
+	s->origin_note_at[root] = before;
 	for (i = 0; i < LO_ORIGIN_NOTES_MAX; i++)
 		if (notes[i])
 			add_note(s->res, notes[i]);
+	s->origin_notes[root] = s->res->note_count - before;
 }
 
 /*
@@ -614,7 +626,7 @@ static int gather_root(scan *s, size_t i)
 	}
 	lo_buildsys_finds_free(s->finds);
 	s->finds = NULL;
-	record_origin(s, i);
+	lo_scan_record_origin(s, i);
 	return 0;
 }
 
@@ -668,6 +680,13 @@ void lo_scan_free(scan *s)
 	for (i = 0; s->git && i < s->root_count; i++)
 		lo_git_free(s->git[i]);
 	free(s->git);
+	free(s->cache_file);
+	free(s->cache_key);
+	free(s->cache_why);
+	free(s->cache_complaint);
+	free(s->origin_note_at);
+	free(s->origin_notes);
+	free(s->oldest);
 	free(s);
 }
 
@@ -709,6 +728,46 @@ bool lo_scan_produced(const lo_scan_result *res, const char *path)
 	return yes;
 }
 
+/*
+ * Walk every root, judge every item, and make the result: the cold scan,
+ * after lo_resolver_new and the hosts.
+ */
+static int gather_all(scan *s)
+{
+	size_t i;
+	int err;
+
+	alloc_per_root(s);
+	for (i = 0; i < s->root_count; i++)
+		if ((err = gather_root(s, i)) < 0)
+			return err;
+	/*
+	 * What git read and freed before the judging (an index, a record's own
+	 * repository) is given back to the kernel: the tables' budget reads the
+	 * process's resident memory (resolve.h), and freed heap that stays
+	 * resident counts against it. Bench scale 1 beside a checkout of
+	 * 104,000 files, whose index the record read and freed, took 2.3 to
+	 * 2.9 s instead of 1.3 to 1.8. Not without git: the trim takes 1.5 to
+	 * 3 ms there, for nothing.
+	 */
+	if (mark_tracked_let_go(s))
+		malloc_trim(0);
+	if ((err = judge_all(s)) < 0)
+		return err;
+	/* the state is kept as long as the result: its tables' pages need not be */
+	lo_resolver_release(s->resolver);
+	lo_hosts_settle(s->hosts);
+	collect_files(s);
+	note_links(s);
+	merge_hard_links(s);
+	take_host_notes(s);
+	add_rule_reasons(s);
+	for (i = 0; i < s->res->file_count; i++)
+		s->res->summary.by_verdict[s->res->files[i].verdict]++;
+	s->res->summary.files = s->res->file_count;
+	return 0;
+}
+
 int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_count,
 		const lo_scan_opts *opts)
 {
@@ -747,6 +806,13 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 			goto out;
 		s->rules = own_rules;
 	}
+	s->origin_note_at = lo_xcalloc(s->root_count, sizeof(size_t));
+	s->origin_notes = lo_xcalloc(s->root_count, sizeof(size_t));
+	s->oldest = lo_xcalloc(s->root_count, sizeof(int64_t));
+	for (i = 0; i < s->root_count; i++)
+		s->oldest[i] = -1;
+	if (lo_scan_cache_warm(s))
+		goto done;
 	memset(&ropts, 0, sizeof(ropts));
 	if (opts) {
 		ropts.library_path = opts->library_path;
@@ -769,34 +835,10 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	for (i = 0; i < s->root_count; i++)
 		s->res->roots[s->res->root_count++] = lo_xstrdup(s->roots[i]);
 
-	alloc_per_root(s);
-	for (i = 0; i < s->root_count; i++)
-		if ((err = gather_root(s, i)) < 0)
-			goto out;
-	/*
-	 * What git read and freed before the judging (an index, a record's own
-	 * repository) is given back to the kernel: the tables' budget reads the
-	 * process's resident memory (resolve.h), and freed heap that stays
-	 * resident counts against it. Bench scale 1 beside a checkout of
-	 * 104,000 files, whose index the record read and freed, took 2.3 to
-	 * 2.9 s instead of 1.3 to 1.8. Not without git: the trim takes 1.5 to
-	 * 3 ms there, for nothing.
-	 */
-	if (mark_tracked_let_go(s))
-		malloc_trim(0);
-	if ((err = judge_all(s)) < 0)
+	if ((err = gather_all(s)) < 0)
 		goto out;
-	/* the state is kept as long as the result: its tables' pages need not be */
-	lo_resolver_release(s->resolver);
-	lo_hosts_settle(s->hosts);
-	collect_files(s);
-	note_links(s);
-	merge_hard_links(s);
-	take_host_notes(s);
-	add_rule_reasons(s);
-	for (i = 0; i < s->res->file_count; i++)
-		s->res->summary.by_verdict[s->res->files[i].verdict]++;
-	s->res->summary.files = s->res->file_count;
+	lo_scan_cache_keep(s);
+done:
 	/* the state goes with the result; what it borrowed from the caller does not */
 	s->opts = NULL;
 	s->rules = NULL;
@@ -805,6 +847,9 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	s->res = NULL;
 	s = NULL;
 out:
+	/* a scan that failed keeps no cache: what it recorded goes */
+	if (s && s->cache_start_ns)
+		lo_deps_free(lo_deps_take());
 	lo_rules_free(own_rules);
 	lo_scan_free(s);
 	return err;

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
@@ -62,6 +63,14 @@ typedef struct scan {
 	const char **tops;     /* per root: its build dir when that is a build tree, else NULL */
 	lo_git **git;          /* per root: the repository holding it, or NULL; freed before judging */
 	struct lo_dyld *dyld;  /* the Mach-O images read, for every judging thread */
+	/* the verdict cache (scan_cache.c): */
+	char *cache_file;      /* where it is kept, NULL when not used; owned */
+	char *cache_key;       /* the fingerprint of what the scan was asked; owned */
+	int64_t cache_start_ns; /* when recording began (the racy rule's reference) */
+	char *cache_why, *cache_complaint; /* lo_scan_cache's, until the result is made */
+	size_t *origin_note_at; /* per root: where its origin notes went in res->notes */
+	size_t *origin_notes;   /* per root: how many */
+	int64_t *oldest;        /* per root: oldest_item_mtime once asked, -1 until */
 } scan;
 
 /*
@@ -84,6 +93,20 @@ const char *lo_scan_rel_to_root(const scan *s, const char *abs);
  */
 int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs);
 
+ * The verdict cache (cache.h), scan_cache.c. lo_scan_cache_warm: when the
+ * cache may be used and holds a result that stands, put it in s->res with
+ * fresh origins (origin.h: each scan records itself) and return true;
+ * else start recording, unless the cache is not to be used. After a cold
+ * scan, lo_scan_cache_keep writes what was recorded with the result.
+ */
+bool lo_scan_cache_warm(scan *s);
+void lo_scan_cache_keep(scan *s);
+
+/*
+ * The origin of root `root` (origin.h) into the result, with its notes;
+ * the time of its oldest candidate from `oldest` when not -1.
+ */
+void lo_scan_record_origin(scan *s, size_t root);
 
 /* Free a scan's state (scan.c), which its result owns; NULL does nothing. */
 void lo_scan_free(scan *s);

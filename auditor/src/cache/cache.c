@@ -1,0 +1,526 @@
+/*
+ * cache.c - the verdict cache's file: its format, reading and writing
+ * (cache.h). cache_check.c says whether an entry may stand for a scan.
+ *
+ * The format, all integers little-endian:
+ *   "leftover-cache\n\0" (16 bytes), u32 LO_CACHE_VERSION,
+ *   the body: str key, i64 written_ns; u32 n, n dependencies; the result
+ *   (roots with what their origin needs, files, links, notes, details,
+ *   trees, the summary);
+ *   u64 checksum of every byte before it (lo_cache_checksum).
+ * A str is a u32 length and its bytes, 0xffffffff for NULL. The checksum
+ * makes a torn or flipped file one that is ignored, never a verdict read
+ * wrong: the fields themselves (a verdict is a byte) would still parse.
+ * Every count is checked against the bytes left before anything is
+ * allocated for it, so a hostile file costs at most its own size.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "leftover/buf.h"
+#include "leftover/cache.h"
+#include "leftover/clean.h"
+#include "leftover/error.h"
+#include "leftover/origin.h"
+#include "leftover/target.h"
+
+static const char magic[16] = "leftover-cache\n";
+#define NULL_STR 0xffffffffu
+
+/* ---- writing --------------------------------------------------------------- */
+
+static void put_u32(lo_buf *b, uint32_t v)
+{
+	unsigned char c[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+			       (unsigned char)(v >> 24) };
+
+	lo_buf_add(b, (const char *)c, 4);
+}
+
+static void put_u64(lo_buf *b, uint64_t v)
+{
+	put_u32(b, (uint32_t)v);
+	put_u32(b, (uint32_t)(v >> 32));
+}
+
+static void put_str(lo_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	put_u32(b, s ? (uint32_t)n : NULL_STR);
+	if (s)
+		lo_buf_add(b, s, n);
+}
+
+static void put_file(lo_buf *b, const lo_file *f)
+{
+	size_t i;
+
+	put_str(b, f->path);
+	put_str(b, f->target);
+	put_u32(b, (uint32_t)f->kind);
+	put_u32(b, (uint32_t)(f->loads + 1));
+	put_u32(b, (uint32_t)(f->orphan + 1));
+	put_u32(b, f->suspected);
+	put_u32(b, (uint32_t)(f->tracked + 1));
+	put_u32(b, (uint32_t)f->stage);
+	put_u32(b, (uint32_t)f->verdict);
+	put_str(b, f->host);
+	put_str(b, f->host_rule);
+	put_str(b, f->arch);
+	put_u32(b, (uint32_t)f->reason_count);
+	for (i = 0; i < f->reason_count; i++) {
+		const lo_reason *r = &f->reasons[i];
+
+		put_u32(b, (uint32_t)r->kind);
+		put_str(b, r->symbol);
+		put_str(b, r->version);
+		put_str(b, r->library);
+		put_str(b, r->object);
+		put_str(b, r->detail);
+		put_str(b, r->evidence);
+	}
+}
+
+static void put_strs(lo_buf *b, char *const *v, size_t n)
+{
+	size_t i;
+
+	put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++)
+		put_str(b, v[i]);
+}
+
+static void put_result(lo_buf *b, const lo_cache_entry *e)
+{
+	const lo_scan_result *res = e->res;
+	size_t i;
+
+	put_str(b, res->root);
+	put_u32(b, (uint32_t)res->root_count);
+	for (i = 0; i < res->root_count; i++) {
+		put_str(b, res->roots[i]);
+		put_str(b, e->roots[i].top);
+		put_str(b, e->roots[i].build_dir);
+		put_u64(b, e->roots[i].origin_note_at);
+		put_u64(b, (uint64_t)e->roots[i].oldest);
+	}
+	put_u32(b, (uint32_t)res->file_count);
+	for (i = 0; i < res->file_count; i++)
+		put_file(b, &res->files[i]);
+	put_u32(b, (uint32_t)res->link_count);
+	for (i = 0; i < res->link_count; i++)
+		put_file(b, &res->links[i]);
+	put_strs(b, res->notes, res->note_count);
+	put_strs(b, res->details, res->detail_count);
+	put_u32(b, (uint32_t)res->tree_count);
+	for (i = 0; i < res->tree_count; i++) {
+		put_str(b, res->trees[i].dir);
+		put_str(b, res->trees[i].system);
+		put_str(b, res->trees[i].records);
+		put_u32(b, res->trees[i].withheld);
+	}
+	put_u64(b, res->summary.files);
+	put_u64(b, res->summary.bookkeeping);
+	for (i = 0; i < LO_VERDICT_COUNT; i++)
+		put_u64(b, res->summary.by_verdict[i]);
+	put_u64(b, res->summary.withheld);
+}
+
+/* FNV-1a over 64-bit little-endian words, then the last bytes one by one: 8 times fewer rounds. */
+uint64_t lo_cache_checksum(const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull, w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8); /* one load; the words are little-endian */
+		h = (h ^ le64toh(w)) * 0x100000001b3ull;
+	}
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+int lo_cache_write(const char *file, const lo_cache_entry *e)
+{
+	lo_buf b = LO_BUF_INIT;
+	char *tmp = NULL;
+	size_t i;
+	bool ok;
+	int fd;
+
+	lo_buf_add(&b, magic, sizeof(magic));
+	put_u32(&b, LO_CACHE_VERSION);
+	put_str(&b, e->key);
+	put_u64(&b, (uint64_t)e->written_ns);
+	put_u32(&b, (uint32_t)e->deps.count);
+	for (i = 0; i < e->deps.count; i++) {
+		const lo_dep *d = &e->deps.deps[i];
+
+		put_str(&b, d->path);
+		put_u32(&b, d->absent);
+		put_u32(&b, d->mode);
+		put_u64(&b, d->dev);
+		put_u64(&b, d->ino);
+		put_u64(&b, d->size);
+		put_u64(&b, (uint64_t)d->mtime_ns);
+		put_u64(&b, (uint64_t)d->ctime_ns);
+	}
+	put_result(&b, e);
+	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
+	if (b.len > LO_CACHE_MAX_BYTES) {
+		size_t len = b.len;
+
+		lo_buf_dispose(&b);
+		unlink(file); /* an older one would be stale, and is no use */
+		return lo_error_set(LO_ERROR, "the verdict cache would take %zu bytes, more than "
+				    "its bound of %u: not kept", len, LO_CACHE_MAX_BYTES);
+	}
+	if (asprintf(&tmp, "%s.%ld", file, (long)getpid()) < 0)
+		abort();
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	ok = fd >= 0 && write(fd, b.ptr, b.len) == (ssize_t)b.len;
+	ok = (fd < 0 || close(fd) == 0) && ok;
+	if (!ok || rename(tmp, file) < 0) {
+		int errnum = errno;
+
+		unlink(tmp);
+		free(tmp);
+		lo_buf_dispose(&b);
+		return lo_error_set_errno(LO_ERROR, errnum, "cannot write the verdict cache '%s'",
+					  file);
+	}
+	free(tmp);
+	lo_buf_dispose(&b);
+	return 0;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+typedef struct reader {
+	const unsigned char *p, *end;
+	bool bad;
+} reader;
+
+static uint32_t get_u32(reader *r)
+{
+	uint32_t v;
+
+	if (r->end - r->p < 4) {
+		r->bad = true;
+		r->p = r->end;
+		return 0;
+	}
+	v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+	    (uint32_t)r->p[3] << 24;
+	r->p += 4;
+	return v;
+}
+
+static uint64_t get_u64(reader *r)
+{
+	uint64_t lo = get_u32(r);
+
+	return lo | (uint64_t)get_u32(r) << 32;
+}
+
+/* A value that must be below `limit` (an enumeration, a flag). */
+static uint32_t get_enum(reader *r, uint32_t limit)
+{
+	uint32_t v = get_u32(r);
+
+	if (v >= limit)
+		r->bad = true;
+	return v < limit ? v : 0;
+}
+
+/* A count of items each at least `min_size` bytes: never more than the bytes left allow. */
+static size_t get_count(reader *r, size_t min_size)
+{
+	uint32_t n = get_u32(r);
+
+	if ((size_t)(r->end - r->p) / min_size < n) {
+		r->bad = true;
+		return 0;
+	}
+	return n;
+}
+
+static char *get_str(reader *r)
+{
+	uint32_t n = get_u32(r);
+	char *s;
+
+	if (n == NULL_STR || r->bad)
+		return NULL;
+	if ((size_t)(r->end - r->p) < n || memchr(r->p, '\0', n)) {
+		r->bad = true;
+		return NULL;
+	}
+	s = lo_xstrndup((const char *)r->p, n);
+	r->p += n;
+	return s;
+}
+
+/* A string that must be there. */
+static char *get_some_str(reader *r)
+{
+	char *s = get_str(r);
+
+	if (!s)
+		r->bad = true;
+	return s;
+}
+
+static void get_file(reader *r, lo_file *f)
+{
+	size_t i, n;
+	char *arch;
+
+	memset(f, 0, sizeof(*f));
+	f->path = get_some_str(r);
+	f->target = get_str(r);
+	f->kind = (lo_kind)get_enum(r, LO_KIND_OTHER + 1);
+	f->loads = (lo_tristate)((int)get_enum(r, 3) - 1);
+	f->orphan = (lo_tristate)((int)get_enum(r, 3) - 1);
+	f->suspected = get_enum(r, 2);
+	f->tracked = (lo_tristate)((int)get_enum(r, 3) - 1);
+	f->stage = (lo_stage)get_enum(r, LO_STAGE_LISTED + 1);
+	f->verdict = (lo_verdict)get_enum(r, LO_VERDICT_COUNT);
+	f->host = get_str(r);
+	f->host_rule = get_str(r);
+	/* the target's own static name, as the scan sets it */
+	if ((arch = get_str(r))) {
+		const lo_target *t = lo_target_named(arch);
+
+		f->arch = t ? t->name : NULL;
+		r->bad |= !t;
+		free(arch);
+	}
+	n = get_count(r, 28);
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_reason *x = lo_file_add_reason(f, (lo_reason_kind)get_enum(r, LO_REASON_SUSPECTED + 1),
+						  NULL, NULL, NULL, NULL, NULL);
+
+		x->symbol = get_str(r);
+		x->version = get_str(r);
+		x->library = get_str(r);
+		x->object = get_str(r);
+		x->detail = get_str(r);
+		x->evidence = get_str(r);
+	}
+}
+
+static void get_files(reader *r, lo_file **files, size_t *count, size_t *cap)
+{
+	size_t n = get_count(r, 52), i;
+
+	*files = lo_xcalloc(n ? n : 1, sizeof(lo_file));
+	*cap = n ? n : 1;
+	for (i = 0; i < n && !r->bad; i++)
+		get_file(r, &(*files)[(*count)++]);
+}
+
+static char **get_strs(reader *r, size_t *count)
+{
+	size_t n = get_count(r, 4), i;
+	char **v = lo_xcalloc(n ? n : 1, sizeof(char *));
+
+	for (i = 0; i < n && !r->bad; i++)
+		v[(*count)++] = get_some_str(r);
+	return v;
+}
+
+static void get_roots(reader *r, lo_cache_entry *e)
+{
+	lo_scan_result *res = e->res;
+	size_t n, i;
+
+	res->root = get_some_str(r);
+	n = get_count(r, 28);
+	res->roots = lo_xcalloc(n ? n : 1, sizeof(char *));
+	e->roots = lo_xcalloc(n ? n : 1, sizeof(lo_cache_root));
+	for (i = 0; i < n && !r->bad; i++) {
+		res->roots[res->root_count++] = get_some_str(r);
+		e->roots[i].top = get_str(r);
+		e->roots[i].build_dir = get_str(r);
+		e->roots[i].origin_note_at = get_u64(r);
+		e->roots[i].oldest = (int64_t)get_u64(r);
+	}
+	r->bad |= !n;
+}
+
+static void get_result(reader *r, lo_cache_entry *e)
+{
+	lo_scan_result *res = e->res = lo_xcalloc(1, sizeof(*res));
+	size_t n, i;
+
+	get_roots(r, e);
+	get_files(r, &res->files, &res->file_count, &res->file_cap);
+	get_files(r, &res->links, &res->link_count, &res->link_cap);
+	res->notes = get_strs(r, &res->note_count);
+	res->note_cap = res->note_count ? res->note_count : 1;
+	res->details = get_strs(r, &res->detail_count);
+	n = get_count(r, 16);
+	res->trees = lo_xcalloc(n ? n : 1, sizeof(lo_scan_tree));
+	res->tree_cap = n ? n : 1;
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_scan_tree *t = &res->trees[res->tree_count++];
+
+		t->dir = get_some_str(r);
+		t->system = get_some_str(r);
+		t->records = get_str(r);
+		t->withheld = get_enum(r, 2);
+	}
+	res->summary.files = get_u64(r);
+	res->summary.bookkeeping = get_u64(r);
+	for (i = 0; i < LO_VERDICT_COUNT; i++)
+		res->summary.by_verdict[i] = get_u64(r);
+	res->summary.withheld = get_u64(r);
+	for (i = 0; !r->bad && i < res->root_count; i++)
+		r->bad = e->roots[i].origin_note_at > res->note_count;
+}
+
+static void get_deps(reader *r, lo_deps *d)
+{
+	size_t n = get_count(r, 52), i;
+
+	d->deps = lo_xcalloc(n ? n : 1, sizeof(lo_dep));
+	d->cap = n ? n : 1;
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_dep *x = &d->deps[d->count++];
+
+		x->path = get_some_str(r);
+		x->absent = get_enum(r, 2);
+		x->mode = get_u32(r);
+		x->dev = get_u64(r);
+		x->ino = get_u64(r);
+		x->size = get_u64(r);
+		x->mtime_ns = (int64_t)get_u64(r);
+		x->ctime_ns = (int64_t)get_u64(r);
+	}
+}
+
+int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	reader r = { p, p + len, false }, sum;
+	lo_cache_entry *e;
+	uint32_t version;
+
+	*out = NULL;
+	if (len < sizeof(magic) + 4 + 8 || memcmp(p, magic, sizeof(magic)))
+		return lo_error_set(LO_EINVALID, "not a verdict cache");
+	r.p += sizeof(magic);
+	if ((version = get_u32(&r)) != LO_CACHE_VERSION)
+		return lo_error_set(LO_EINVALID, "a cache of format %u, not %u", version,
+				    LO_CACHE_VERSION);
+	r.end -= 8;
+	sum = (reader){ r.end, r.end + 8, false };
+	if (lo_cache_checksum(p, len - 8) != get_u64(&sum))
+		return lo_error_set(LO_EINVALID, "its checksum does not match: truncated or damaged");
+	e = lo_xcalloc(1, sizeof(*e));
+	e->key = get_some_str(&r);
+	e->written_ns = (int64_t)get_u64(&r);
+	get_deps(&r, &e->deps);
+	if (!r.bad)
+		get_result(&r, e);
+	if (r.bad || r.p != r.end) {
+		lo_cache_entry_free(e);
+		return lo_error_set(LO_EINVALID, "malformed");
+	}
+	*out = e;
+	return 0;
+}
+
+int lo_cache_read(lo_cache_entry **out, const char *file)
+{
+	int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), err;
+	struct stat st;
+	char *data;
+	ssize_t n;
+
+	*out = NULL;
+	if (fd < 0)
+		return lo_error_set_errno(errno == ENOENT ? LO_ENOTFOUND : LO_ERROR, errno,
+					  "cannot open '%s'", file);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)LO_CACHE_MAX_BYTES) {
+		close(fd);
+		return lo_error_set(LO_EINVALID, "'%s' is no cache of at most %u bytes", file,
+				    LO_CACHE_MAX_BYTES);
+	}
+	data = lo_xmalloc((size_t)st.st_size + 1);
+	n = read(fd, data, (size_t)st.st_size);
+	close(fd);
+	if (n != (ssize_t)st.st_size) {
+		free(data);
+		return lo_error_set(LO_EINVALID, "'%s': short read", file);
+	}
+	err = lo_cache_parse(out, data, (size_t)n);
+	free(data);
+	return err < 0 ? lo_error_set(err, "'%s': %s", file, lo_error_last()) : 0;
+}
+
+void lo_cache_entry_free(lo_cache_entry *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; e->res && i < e->res->root_count; i++) {
+		free(e->roots[i].top);
+		free(e->roots[i].build_dir);
+	}
+	/* roots allocated but not all read: a root_count short of the array */
+	free(e->roots);
+	lo_scan_result_free(e->res);
+	for (i = 0; i < e->deps.count; i++)
+		free(e->deps.deps[i].path);
+	free(e->deps.deps);
+	free(e->key);
+	free(e);
+}
+
+/* ---- where ----------------------------------------------------------------- */
+
+/* "<SHA-256 of the roots, one a line>.cache": a single root's is its state record's name. */
+static char *cache_name(char *const *roots, size_t root_count)
+{
+	lo_buf b = LO_BUF_INIT;
+	char hex[65], *name = NULL;
+	size_t i;
+
+	for (i = 0; i < root_count; i++)
+		lo_buf_printf(&b, "%s%s", i ? "\n" : "", roots[i]);
+	lo_clean_sha256_mem(b.ptr ? b.ptr : "", b.len, hex);
+	lo_buf_dispose(&b);
+	if (asprintf(&name, "%s.cache", hex) < 0)
+		abort();
+	return name;
+}
+
+char *lo_cache_file(char *const *roots, size_t root_count, bool create)
+{
+	char *name = cache_name(roots, root_count), *file = lo_origin_state_path(name, create);
+
+	free(name);
+	return file;
+}
+
+int lo_cache_clear(char *const *roots, size_t root_count)
+{
+	char *file = lo_cache_file(roots, root_count, false);
+	int err = 0;
+
+	if (file && unlink(file) < 0 && errno != ENOENT)
+		err = lo_error_set_errno(LO_ERROR, errno, "cannot remove the verdict cache '%s'", file);
+	free(file);
+	return err;
+}

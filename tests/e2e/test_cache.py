@@ -1,0 +1,296 @@
+"""The verdict cache (docs/performance.md, "Warm scans"): a warm scan says
+byte for byte what a cold one (--no-cache) says, on the two-branch CMake +
+Ninja project of fixtures/twobranch/, and after each change that could make
+a kept verdict wrong the next scan judges afresh (its answer changes where
+the change should change it), the one after uses the cache again.
+
+Whether a scan used the cache is what `--verbose` says on stderr ("verdict
+cache used" / "verdict cache not used (why)"), so a cache never used, or
+always used, fails here.
+"""
+import os
+import shutil
+import time
+
+import lotest
+
+PKG = "python_packages/mlir/_mlir_libs"
+SOABI = lotest.run([lotest.PYTHON, "-c",
+                    "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"]).stdout.strip()
+MODULE = PKG + "/_mlirRegisterEverything" + SOABI
+LIB = PKG + "/libMLIRCAPI.so"
+SYMBOL = b"mlirRegisterAllPasses"
+
+_tree = {}
+
+
+def tree():
+    """The fixture built on branch-a once for the file: (src, build)."""
+    if not _tree:
+        d = lotest.workdir("cache")
+        lotest.run(["sh", lotest.FIXTURES / "twobranch" / "make-repo.sh", d / "src"])
+        lotest.cmake_build(d / "src", d / "build", "Ninja")
+        _tree["src"], _tree["build"] = d / "src", d / "build"
+    return _tree["src"], _tree["build"]
+
+
+def settle():
+    """Past the racy window of what was just written (two ticks, cache_check.c)."""
+    time.sleep(0.05)
+
+
+def scan(build, *args):
+    p = lotest.leftover("scan", "--format", "json", "--verbose", *args, build)
+    assert p.returncode in (0, 1), p
+    return p
+
+
+def same_as_cold(build, used, *args, why=None):
+    """A scan, with the cache, equal to one without; did it use the cache? Its parsed result."""
+    settle()
+    warm = scan(build, *args)
+    cold = scan(build, "--no-cache", *args)
+    assert warm.stdout == cold.stdout, (warm.stderr, cold.stderr)
+    assert ("verdict cache used:" in warm.stderr) == used, warm.stderr
+    if why:
+        assert why in warm.stderr, warm.stderr
+    return lotest.Scan(warm)
+
+
+def warm(build, *args):
+    """The cache kept for these options: a CMake tree's first scan writes its
+    File API query into it, so the scan after that may judge afresh too."""
+    for _ in range(3):
+        settle()
+        if "verdict cache used:" in scan(build, *args).stderr:
+            break
+    same_as_cold(build, True, *args)
+
+
+def changed_then_warm(build, *args, why="changed"):
+    """After a change: judged afresh (equal to cold), then the cache again."""
+    r = same_as_cold(build, False, *args, why=why)
+    same_as_cold(build, True, *args)
+    return r
+
+
+def verdict(r, path):
+    return r.file(path)["verdict"]
+
+
+def replace_keeping_stat(path, data):
+    """Another file of the same size and mtime put in path's place: a new inode."""
+    st = os.stat(path)
+    assert len(data) == st.st_size
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_bytes(data)
+    os.chmod(tmp, st.st_mode)
+    os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.rename(tmp, path)
+    new = os.stat(path)
+    assert (new.st_size, new.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert new.st_ino != st.st_ino
+
+
+def test_unchanged_tree_is_warm_and_kept_outside_it():
+    src, build = tree()
+    r = same_as_cold(build, False, why="none kept yet")
+    assert verdict(r, MODULE) == "ok"
+    warm(build)
+    kept = list((lotest.CACHE / "leftover" / "state").glob("*.cache"))
+    assert len(kept) == 1, kept
+    assert not [p for p in build.rglob("*.cache")], "a cache written into the tree"
+    # --no-cache alone neither reads nor writes it
+    before = kept[0].stat().st_mtime_ns
+    scan(build, "--no-cache")
+    assert kept[0].stat().st_mtime_ns == before
+
+
+def test_file_touched():
+    src, build = tree()
+    warm(build)
+    os.utime(build / MODULE)
+    changed_then_warm(build)
+
+
+def test_library_replaced_same_size_and_mtime():
+    src, build = tree()
+    lib = build / LIB
+    good = lib.read_bytes()
+    warm(build)
+    # the symbol renamed in its string table: same size, the module's import fails
+    replace_keeping_stat(lib, good.replace(SYMBOL, SYMBOL[:-1] + b"z"))
+    r = changed_then_warm(build)
+    assert verdict(r, MODULE) == "broken", r.file(MODULE)
+    assert any(x["symbol"] == "mlirRegisterAllPasses"
+               for x in r.reasons(MODULE, "undefined-symbol")), r.file(MODULE)
+    replace_keeping_stat(lib, good)
+    assert verdict(changed_then_warm(build), MODULE) == "ok"
+
+
+def test_symbol_dropped_in_place():
+    src, build = tree()
+    lib = build / LIB
+    good = lib.read_bytes()
+    st = os.stat(lib)
+    warm(build)
+    # rewritten in place, its mtime put back: only its ctime tells
+    with open(lib, "r+b") as f:
+        f.write(good.replace(SYMBOL, SYMBOL[:-1] + b"z"))
+    os.utime(lib, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(lib).st_ino == st.st_ino
+    assert verdict(changed_then_warm(build), MODULE) == "broken"
+    with open(lib, "r+b") as f:
+        f.write(good)
+    assert verdict(changed_then_warm(build), MODULE) == "ok"
+
+
+def test_rule_file_edited():
+    src, build = tree()
+    lib = build / LIB
+    good = lib.read_bytes()
+    replace_keeping_stat(lib, good.replace(SYMBOL, SYMBOL[:-1] + b"z"))
+    assert verdict(changed_then_warm(build), MODULE) == "broken"
+    rules = build / ".leftover" / "rules"
+    rules.parent.mkdir(exist_ok=True)
+    rules.write_text("[symbols]\n\tignore = mlirRegisterAllPasses\n")
+    r = changed_then_warm(build, why="other options, rules or environment")
+    assert verdict(r, MODULE) == "ok", r.file(MODULE)
+    rules.write_text("[symbols]\n\tignore = mlirSomethingElse\n")
+    assert verdict(changed_then_warm(build, why="other options"), MODULE) == "broken"
+    shutil.rmtree(rules.parent)
+    replace_keeping_stat(lib, good)
+    assert verdict(changed_then_warm(build, why=""), MODULE) == "ok"
+
+
+def test_host_interpreter_replaced():
+    src, build = tree()
+    py = build.parent / "py" / "python3"
+    py.parent.mkdir(exist_ok=True)
+    shutil.copy2(os.path.realpath(lotest.PYTHON), py)
+    r = changed_then_warm(build, "--python", py, why="other options")
+    assert verdict(r, MODULE) == "ok"
+    # another program in its place: the modules cannot be judged by it
+    tmp = py.with_name("new")
+    shutil.copy2("/bin/true", tmp)
+    os.rename(tmp, py)
+    r = changed_then_warm(build, "--python", py)
+    assert verdict(r, MODULE) == "broken", r.file(MODULE)
+    assert r.reasons(MODULE, "undefined-symbol"), r.file(MODULE)
+    shutil.copy2(os.path.realpath(lotest.PYTHON), tmp)
+    os.rename(tmp, py)
+    assert verdict(changed_then_warm(build, "--python", py), MODULE) == "ok"
+
+
+def test_branch_switched_then_rebuilt():
+    src, build = tree()
+    warm(build)
+    lotest.git(src, "checkout", "-q", "branch-b")
+    r = changed_then_warm(build)
+    # the origin is made again by every scan: the switch is noted, cache or not
+    assert r.doc["trees"][0]["branch"] == "branch-b", r.doc["trees"]
+    assert any("now on branch branch-b" in n for n in r.doc["notes"]), r.doc["notes"]
+    assert verdict(r, MODULE) == "ok"
+    # the rebuild rewrites the library without the symbol and the records without the module
+    lotest.cmake_build(src, build, "Ninja")
+    r = changed_then_warm(build)
+    # stale where the records already tell (test_twobranch.py), broken at least
+    assert verdict(r, MODULE) in ("broken", "stale"), r.file(MODULE)
+    assert any(x["symbol"] == "mlirRegisterAllPasses"
+               for x in r.reasons(MODULE, "undefined-symbol")), r.file(MODULE)
+    lotest.assert_stale_not_rebuilt(r, build, [lotest.CMAKE, "--build", build])
+    lotest.git(src, "checkout", "-q", "branch-a")
+    lotest.cmake_build(src, build, "Ninja")
+    assert verdict(changed_then_warm(build), MODULE) == "ok"
+
+
+def test_written_in_the_caches_tick_is_never_trusted():
+    src, build = tree()
+    warm(build)
+    # a file stamped at or after the start of the scan that keeps the cache
+    # (written in its tick, or by a clock ahead): that cache is never used
+    future = time.time_ns() + 3600 * 10**9
+    os.utime(build / MODULE, ns=(future, future))
+    same_as_cold(build, False, why="changed")
+    same_as_cold(build, False, why="racy")
+    same_as_cold(build, False, why="racy")
+    now = time.time_ns() - 10**9
+    os.utime(build / MODULE, ns=(now, now))
+    changed_then_warm(build)
+
+
+def test_damaged_cache_is_ignored_with_a_note():
+    src, build = tree()
+    warm(build)
+    kept = next((lotest.CACHE / "leftover" / "state").glob("*.cache"))
+    data = kept.read_bytes()
+    for bad in (data[:len(data) // 2], data[:16] + b"\x63" + data[17:],
+                data[:-20] + bytes(20), b""):
+        kept.write_bytes(bad)
+        p = scan(build)
+        assert "verdict cache ignored" in p.stderr, p.stderr
+        assert p.stdout == scan(build, "--no-cache").stdout
+        warm(build)
+        data = kept.read_bytes()
+
+
+def checksum(data):
+    """cache.h's lo_cache_checksum: FNV-1a over 64-bit words, then bytes."""
+    h, n = 0xcbf29ce484222325, len(data) - len(data) % 8
+    for i in range(0, n, 8):
+        h = ((h ^ int.from_bytes(data[i:i + 8], "little")) * 0x100000001b3) & 0xffffffffffffffff
+    for b in data[n:]:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def forge_verdict(kept, path, verdict):
+    """The kept verdict of `path` made `verdict` (verdict.h's order), its
+    checksum mended: a cache that lies, well-formed (docs: cache.c)."""
+    data = bytearray(kept.read_bytes())
+    name = path.encode()
+    at = data.find(len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff")
+    assert at > 0, "the file is not in the cache"
+    # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
+    v = at + 4 + len(name) + 4 + 6 * 4
+    data[v:v + 4] = verdict.to_bytes(4, "little")
+    data[-8:] = checksum(bytes(data[:-8])).to_bytes(8, "little")
+    kept.write_bytes(bytes(data))
+
+
+def test_clean_never_acts_on_a_kept_verdict():
+    src, build = tree()
+    # the first clean makes build/.leftover.d (its lock): the tree changes once
+    assert lotest.leftover("clean", build).returncode == 0
+    warm(build)
+    kept = next((lotest.CACHE / "leftover" / "state").glob("*.cache"))
+    settle()
+    # an unchanged tree with nothing to clean: the kept result is the whole
+    # audit, and the cache stays good for the next scan
+    c = lotest.leftover("clean", "--format", "json", build)
+    assert c.returncode == 0 and '"actions": []' in c.stdout, c
+    same_as_cold(build, True)
+    # a cache that calls the module stale: scan believes it (it is well-formed
+    # and nothing it depends on changed), clean judges afresh and moves nothing
+    forge_verdict(kept, MODULE, 2)
+    p = scan(build)
+    assert "verdict cache used:" in p.stderr and verdict(lotest.Scan(p), MODULE) == "stale", p
+    c = lotest.leftover("clean", "--format", "json", build)
+    assert c.returncode == 0 and '"actions": []' in c.stdout, c
+    assert (build / MODULE).exists()
+    # scan again without the lie
+    scan(build, "--clear-cache")
+
+
+def test_clear_cache():
+    src, build = tree()
+    warm(build)
+    p = scan(build, "--clear-cache")
+    assert "verdict cache used" not in p.stderr, p.stderr
+    assert not list((lotest.CACHE / "leftover" / "state").glob("*.cache"))
+    same_as_cold(build, False, why="none kept yet")
+    warm(build)
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
