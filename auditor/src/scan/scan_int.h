@@ -93,6 +93,7 @@ const char *lo_scan_rel_to_root(const scan *s, const char *abs);
  */
 int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs);
 
+/*
  * The verdict cache (cache.h), scan_cache.c. lo_scan_cache_warm: when the
  * cache may be used and holds a result that stands, put it in s->res with
  * fresh origins (origin.h: each scan records itself) and return true;
