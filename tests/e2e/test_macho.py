@@ -462,7 +462,7 @@ def test_seed_flat_namespace_twobranch():
 
 
 def test_flat_symbol_no_sibling_has():
-    """A module's flat lookup finds what its siblings load, and nothing else of the directory."""
+    """A module's flat lookup finds what its siblings load (not one whose own load fails), nothing else."""
     fixtures()
     pkg = lotest.workdir("macho-siblings") / "pkg"
     pkg.mkdir()
@@ -479,7 +479,16 @@ def test_flat_symbol_no_sibling_has():
     cc("arm64-apple-macos13", pkg / "_b.cpython-311-darwin.so", mod % ("core", "_b", "core"), *flags)
     cc("arm64-apple-macos13", pkg / "_c.cpython-311-darwin.so", mod % ("nowhere", "_c", "nowhere"),
        *flags)
+    # a module that would map it, but whose own dylib is gone: its import fails, it maps nothing
+    cc("arm64-apple-macos13", pkg / "libnw.dylib", "int nowhere(void) { return 1; }\n",
+       "-dynamiclib", "-install_name", "@rpath/libnw.dylib")
+    cc("arm64-apple-macos13", pkg / "libgone.dylib", "int gone(void) { return 1; }\n",
+       "-dynamiclib", "-install_name", "@rpath/libgone.dylib")
+    cc("arm64-apple-macos13", pkg / "_d.cpython-311-darwin.so", mod % ("nowhere", "_d", "nowhere"),
+       pkg / "libnw.dylib", pkg / "libgone.dylib", *flags)
+    (pkg / "libgone.dylib").unlink()
     r = lotest.scan(pkg)
+    assert r.reasons("_d.cpython-311-darwin.so", "missing-library"), r
     assert r.file("_b.cpython-311-darwin.so")["verdict"] == "ok", r.file("_b.cpython-311-darwin.so")
     assert [(x["library"], x["object"]) for x in r.reasons("_b.cpython-311-darwin.so", "loader-note")
             if x["library"]] == [("libcore.dylib", "_a.cpython-311-darwin.so")], r
