@@ -334,6 +334,11 @@ static void add_problem(lo_dyld_load *l, lo_problem_kind kind, const char *objec
 							NULL, keep(l, library), keep(l, detail) };
 }
 
+static const char *leaf(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
 static size_t add_image(lo_dyld_load *l, const lo_macho *m, const char *path, size_t loader,
 			bool bind)
 {
@@ -347,9 +352,7 @@ static size_t add_image(lo_dyld_load *l, const lo_macho *m, const char *path, si
 	l->image_count++;
 	if (lo_macho_is_stub(m) && !strstr(lo_buf_cstr(&l->stubs_used), lo_macho_name(m)))
 		lo_buf_printf(&l->stubs_used, "%s%s%s", l->stubs_used.len ? ", " : "",
-			      strrchr(lo_macho_name(m), '/') ? strrchr(lo_macho_name(m), '/') + 1
-							     : lo_macho_name(m),
-			      lo_macho_exports_known(m) ? ""
+			      leaf(lo_macho_name(m)), lo_macho_exports_known(m) ? ""
 			      : lo_macho_export_count(m) ? " (a subset of its exports)"
 							   : " (no stub: assumed present)");
 	return i;
@@ -673,11 +676,6 @@ static void bind_all(lo_dyld_load *l)
 	for (i = 0; i < l->image_count; i++)
 		for (k = 0; l->images[i].bind && k < lo_macho_import_count(l->images[i].m); k++)
 			bind_import(l, i, lo_macho_import_at(l->images[i].m, k));
-}
-
-static const char *leaf(const char *path)
-{
-	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 }
 
 static void say_assumed(lo_dyld_load *l)
