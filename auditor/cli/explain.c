@@ -270,14 +270,14 @@ static void print_macho(const lo_macho *m, const lo_dyld_load *l /* or NULL */)
 static int explain_macho(const lo_cli_opts *o, const char *abs, const char *named,
 			 bool verbose)
 {
-	lo_dyld_host host = { NULL, false };
+	lo_dyld_host host = { NULL, false, lo_scan_macho_module };
 	lo_explain *records = NULL;
-	lo_buf summary = LO_BUF_INIT;
+	lo_buf summary = LO_BUF_INIT, assumed = LO_BUF_INIT;
 	lo_dyld_load *l = NULL;
 	const lo_macho *m;
 	lo_dyld *d = lo_dyld_new(NULL);
 	lo_kind kind;
-	size_t n;
+	size_t n, i;
 	int rc = LO_EXIT_ERROR;
 
 	if (lo_dyld_read(d, abs, &m) >= 0 && verbose &&
@@ -302,16 +302,22 @@ static int explain_macho(const lo_cli_opts *o, const char *abs, const char *name
 		print_macho(m, l);
 	}
 	n = lo_dyld_load_problem_count(l);
+	/* the images assumed loaded by the package's other modules, then the rest */
+	for (i = 0; i < lo_dyld_load_borrowed_count(l); i++)
+		lo_buf_printf(&assumed, "%s%s", i ? "; " : "", lo_dyld_load_borrowed_at(l, i)->detail);
+	if (lo_dyld_load_assumed(l))
+		lo_buf_printf(&assumed, "%s%s", assumed.len ? "; " : "", lo_dyld_load_assumed(l));
 	lo_explain_records(&records, abs, n == 0);
 	lo_explain_write_problems(&summary, abs, kind,
 				  host.main ? host.main : host.python ? "python (stand-in)"
 								      : "(a C program)",
-				  n ? lo_dyld_load_problem_at(l, 0) : NULL, n, lo_dyld_load_assumed(l),
-				  records, named);
+				  n ? lo_dyld_load_problem_at(l, 0) : NULL, n,
+				  assumed.len ? assumed.ptr : NULL, records, named);
 	fputs(lo_buf_cstr(&summary), stdout);
 	rc = !n && (!records || records->orphan.orphan != 1) ? LO_EXIT_CLEAN : LO_EXIT_FINDINGS;
 out:
 	lo_buf_dispose(&summary);
+	lo_buf_dispose(&assumed);
 	lo_explain_free(records);
 	lo_dyld_load_free(l);
 	lo_dyld_free(d);

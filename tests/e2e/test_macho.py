@@ -10,9 +10,11 @@ dylib, a weak dylib and a weak import, -flat_namespace, classic binds
 What leftover reads of each (explain --verbose: dylibs, imports with their
 library ordinal and weak flag, exports) is held against llvm-objdump's and
 llvm-nm's reading, and so it is on Go's debug/macho test files. Then dyld's verdicts: the seed failure on macOS (a
-module needing _mlirRegisterAllPasses by flat lookup that the rebuilt C-API
-dylib no longer exports, stale by the Ninja log, explained from the pasted
-ImportError, cleaned, restored), a two-level bind whose symbol moved to
+module linked -undefined dynamic_lookup without the C-API dylib, needing
+_mlirRegisterAllPasses by flat lookup from the dylib its sibling _mlir loads:
+ok while the C API exports it, stale by the Ninja log once the rebuilt one
+no longer does, explained from the pasted ImportError, cleaned, restored), a
+flat symbol no sibling module's images have (broken), a two-level bind whose symbol moved to
 another dylib ("Expected in"), weak dylibs and imports, a missing dylib, a
 Java class file and a truncated Mach-O file.
 """
@@ -363,6 +365,8 @@ def test_go_debug_macho_testdata():
 
 SEED_A = {
     "capi.c": "int mlirRegisterAllPasses(void) { return 42; }\nint mlirContextCreate(void) { return 1; }\n",
+    # as MLIR links them: _mlir against the C API, _mlirRegisterEverything without it,
+    # finding mlirRegisterAllPasses in what _mlir loaded first (dyld.c's top)
     "mlir.c": "extern int mlirContextCreate(void); extern void *PyModule_Create2(void *, int);\n"
               "void *PyInit__mlir(void) { mlirContextCreate(); return PyModule_Create2(0, 3); }\n",
     "everything.c": "extern int mlirRegisterAllPasses(void); extern void *PyModule_Create2(void *, int);\n"
@@ -373,17 +377,20 @@ PKG = "python_packages/mlir/_mlir_libs"
 STALE = PKG + "/_mlirRegisterEverything.cpython-311-darwin.so"
 
 
+CAPI = PKG + "/libMLIRPythonCAPI.dylib"
+MLIR = PKG + "/_mlir.cpython-311-darwin.so"
+
+
 def seed_manifest(everything):
     """branch-a's build.ninja builds _mlirRegisterEverything; branch-b's does not."""
     text = ("cc = %s arm64-apple-macos11\n"
             "rule dylib\n  command = $cc -dynamiclib -o $out $in -install_name @rpath/$name\n"
-            "rule module\n  command = $cc -bundle -o $out $in -flat_namespace -undefined suppress"
+            "rule module\n  command = $cc -bundle -o $out $in -undefined dynamic_lookup"
             " -Wl,-rpath,@loader_path\n"
-            "build %s/libMLIRCAPI.dylib: dylib capi.c\n  name = libMLIRCAPI.dylib\n"
-            "build %s/_mlir.cpython-311-darwin.so: module mlir.c %s/libMLIRCAPI.dylib\n"
-            % (CC_MACOS, PKG, PKG, PKG))
+            "build %s: dylib capi.c\n  name = libMLIRPythonCAPI.dylib\n"
+            "build %s: module mlir.c %s\n" % (CC_MACOS, CAPI, MLIR, CAPI))
     if everything:
-        text += "build %s: module everything.c %s/libMLIRCAPI.dylib\n" % (STALE, PKG)
+        text += "build %s: module everything.c\n" % STALE
     return text
 
 
@@ -405,8 +412,18 @@ def test_seed_flat_namespace_twobranch():
     lotest.git(src, "commit", "-q", "-am", "drop _mlirRegisterEverything and mlirRegisterAllPasses")
     lotest.git(src, "checkout", "-q", "branch-a")
     lotest.run(["ninja"], cwd=src, env=env)
+    # linked without the C API: its only way to _mlirRegisterAllPasses is the flat lookup
+    dylibs, imports, _, _, text = read(src / STALE)
+    assert ("_mlirRegisterAllPasses", -2, False) in imports, text
+    assert dylibs == ["/usr/lib/libSystem.B.dylib"], text
     r = lotest.scan(src)
     assert r.rc == 0 and r.file(STALE)["verdict"] == "ok", r
+    (note,) = [x for x in r.reasons(STALE, "loader-note") if x["library"]]
+    assert note["library"] == CAPI and note["object"] == MLIR, note
+    assert note["symbol"] == "_mlirRegisterAllPasses", note
+    assert note["detail"].startswith("_mlirRegisterAllPasses found by flat lookup in "
+                                     "libMLIRPythonCAPI.dylib, assumed loaded by "
+                                     "_mlir.cpython-311-darwin.so"), note
 
     lotest.git(src, "checkout", "-q", "branch-b")
     lotest.run(["ninja"], cwd=src, env=env)
@@ -419,8 +436,8 @@ def test_seed_flat_namespace_twobranch():
     (u,) = r.reasons(STALE, "undefined-symbol")
     assert u["symbol"] == "_mlirRegisterAllPasses", u
     assert u["detail"] == "symbol not found in flat namespace '_mlirRegisterAllPasses'", u
-    assert r.file(PKG + "/_mlir.cpython-311-darwin.so")["verdict"] == "ok", r
-    assert r.file(PKG + "/libMLIRCAPI.dylib")["verdict"] == "ok", r
+    assert r.file(MLIR)["verdict"] == "ok", r
+    assert r.file(CAPI)["verdict"] == "ok", r
 
     msg = ("ImportError: dlopen(%s, 0x0002): symbol not found in flat namespace "
            "'_mlirRegisterAllPasses'" % (src / STALE))
@@ -442,6 +459,45 @@ def test_seed_flat_namespace_twobranch():
     assert lotest.scan(src).rc == 0
     back = lotest.leftover("restore", src)
     assert back.returncode == 0 and (src / STALE).exists(), back
+
+
+def test_flat_symbol_no_sibling_has():
+    """A module's flat lookup finds what its siblings load (not one whose own load fails), nothing else."""
+    fixtures()
+    pkg = lotest.workdir("macho-siblings") / "pkg"
+    pkg.mkdir()
+    cc("arm64-apple-macos13", pkg / "libcore.dylib", "int core(void) { return 1; }\n", "-dynamiclib",
+       "-install_name", "@rpath/libcore.dylib")
+    # in the directory, but loaded by no module: never in the process
+    cc("arm64-apple-macos13", pkg / "libaside.dylib", "int nowhere(void) { return 1; }\n",
+       "-dynamiclib", "-install_name", "@rpath/libaside.dylib")
+    mod = ("extern int %s(void); extern void *PyModule_Create2(void *, int);\n"
+           "void *PyInit_%s(void) { %s(); return PyModule_Create2(0, 3); }\n")
+    flags = ("-bundle", "-undefined", "dynamic_lookup", "-Wl,-rpath,@loader_path")
+    cc("arm64-apple-macos13", pkg / "_a.cpython-311-darwin.so", mod % ("core", "_a", "core"),
+       pkg / "libcore.dylib", *flags)
+    cc("arm64-apple-macos13", pkg / "_b.cpython-311-darwin.so", mod % ("core", "_b", "core"), *flags)
+    cc("arm64-apple-macos13", pkg / "_c.cpython-311-darwin.so", mod % ("nowhere", "_c", "nowhere"),
+       *flags)
+    # a module that would map it, but whose own dylib is gone: its import fails, it maps nothing
+    cc("arm64-apple-macos13", pkg / "libnw.dylib", "int nowhere(void) { return 1; }\n",
+       "-dynamiclib", "-install_name", "@rpath/libnw.dylib")
+    cc("arm64-apple-macos13", pkg / "libgone.dylib", "int gone(void) { return 1; }\n",
+       "-dynamiclib", "-install_name", "@rpath/libgone.dylib")
+    cc("arm64-apple-macos13", pkg / "_d.cpython-311-darwin.so", mod % ("nowhere", "_d", "nowhere"),
+       pkg / "libnw.dylib", pkg / "libgone.dylib", *flags)
+    (pkg / "libgone.dylib").unlink()
+    r = lotest.scan(pkg)
+    assert r.reasons("_d.cpython-311-darwin.so", "missing-library"), r
+    assert r.file("_b.cpython-311-darwin.so")["verdict"] == "ok", r.file("_b.cpython-311-darwin.so")
+    assert [(x["library"], x["object"]) for x in r.reasons("_b.cpython-311-darwin.so", "loader-note")
+            if x["library"]] == [("libcore.dylib", "_a.cpython-311-darwin.so")], r
+    c = r.file("_c.cpython-311-darwin.so")
+    assert c["verdict"] == "broken" and c["loads"] is False, c
+    (u,) = r.reasons("_c.cpython-311-darwin.so", "undefined-symbol")
+    assert u["detail"] == "symbol not found in flat namespace '_nowhere'", u
+    x = lotest.leftover("explain", pkg / "_b.cpython-311-darwin.so")
+    assert x.returncode == 0 and "assumed loaded by _a.cpython-311-darwin.so" in x.stdout, x.stdout
 
 
 if __name__ == "__main__":

@@ -64,12 +64,21 @@ typedef struct lo_dyld_host {
 	const char *main;  /* the main executable's path (a Mach-O file), or NULL */
 	bool python;       /* an extension module: without main, the interpreter stands
 			      in by its target's python_exports */
+	/*
+	 * For an extension module: is the image at path an extension module
+	 * too (the scan's naming)? Those of the candidate's directory are
+	 * taken as imported before it, for its flat lookups (dyld.c's top);
+	 * NULL: no such search.
+	 */
+	bool (*is_module)(const lo_macho *m, const char *path);
 } lo_dyld_host;
 
 /*
  * Play dlopen(path, RTLD_NOW) of the image at `path` (absolute) from
  * `host`: map the main executable's closure, then the candidate's
- * breadth first, then bind every import of the candidate's closure.
+ * breadth first, then bind every import of the candidate's closure (a
+ * flat lookup last in what its package's other modules map, when
+ * host->is_module says which they are).
  * Returns 0 with *out set whatever the outcome (the problems say), or a
  * negative code when the candidate cannot be read at all.
  */
@@ -86,6 +95,22 @@ const lo_problem *lo_dyld_load_problem_at(const lo_dyld_load *l, size_t i);
  * NULL when everything was read from files.
  */
 const char *lo_dyld_load_assumed(const lo_dyld_load *l);
+
+/*
+ * An image a flat lookup found symbols in only among those another
+ * extension module of the candidate's directory maps: assumed loaded by
+ * that module (dyld.c's top says why). Strings borrowed from the load.
+ */
+typedef struct lo_dyld_borrowed {
+	const char *image;  /* path, or a stub's install name */
+	const char *module; /* the module whose load maps it */
+	const char *symbol; /* the first symbol found there */
+	size_t symbols;     /* how many were */
+	const char *detail; /* one sentence saying so */
+} lo_dyld_borrowed;
+
+size_t lo_dyld_load_borrowed_count(const lo_dyld_load *l);
+const lo_dyld_borrowed *lo_dyld_load_borrowed_at(const lo_dyld_load *l, size_t i);
 
 /* Warnings that do not fail the load (an older compatibility_version), one a line, or NULL. */
 const char *lo_dyld_load_warnings(const lo_dyld_load *l);

@@ -179,6 +179,8 @@ lo_kind lo_scan_kind_of(const struct lo_elf *e, const char *path);
 struct lo_macho;
 /* Likewise of a Mach-O image: a dylib or bundle, a Python extension by name or _PyInit_ export. */
 lo_kind lo_scan_kind_of_macho(const struct lo_macho *m, const char *path);
+/* Is the Mach-O image m at path a Python extension module (lo_dyld_host's is_module)? */
+bool lo_scan_macho_module(const struct lo_macho *m, const char *path);
 /* --python as the main executable of a Mach-O load: the path when it is a Mach-O file, or NULL. */
 const char *lo_scan_macho_python(const char *python);
 

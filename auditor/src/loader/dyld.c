@@ -36,6 +36,35 @@
  * - For a Python extension the main executable is the interpreter; with
  *   none at hand (judged off a Mac) it stands in by the prefixes of its C
  *   API (the target's python_exports), which the load says.
+ * - The modules a package imports before another. CPython imports a
+ *   package's extension modules one after the other into one process,
+ *   each by dlopen(path, RTLD_NOW) (sys.getdlopenflags()'s default: the
+ *   0x0002 of its ImportError), and macOS's dlopen(3) says "If neither
+ *   RTLD_GLOBAL nor RTLD_LOCAL is specified, the default is RTLD_GLOBAL"
+ *   (https://keith.github.io/xcode-man-pages/dlopen.3.html). So every
+ *   module imported earlier, and every image it mapped, stays in
+ *   RuntimeState's `loaded` list, which Loader::resolveSymbol's flat
+ *   lookup (BIND_SPECIAL_DYLIB_FLAT_LOOKUP) searches in order, passing
+ *   over only a loader hiddenFromFlat(): JustInTimeLoader sets that for
+ *   a dlopen with RTLD_LOCAL, and for its top image only (DyldAPIs.cpp's
+ *   dlopen_from clears rtldLocal for the dependents). That is how MLIR's
+ *   _mlirRegisterEverything, linked -undefined dynamic_lookup without
+ *   the C API dylib, finds _mlirRegisterAllPasses: its package's
+ *   __init__ imported _mlir first, which maps that dylib. Which module
+ *   the package imports first is its Python code, not read here; so a
+ *   flat lookup of an extension module that its own load leaves unbound
+ *   is searched, last, in what the other extension modules of its
+ *   directory map (host->is_module names them): those whose name ends
+ *   in module_suffix, in byte order of their names, at most
+ *   SIBLINGS_MAX, each mapped once a run from the same interpreter
+ *   (package_of). One whose own mapping fails maps nothing: its import
+ *   would fail, and dyld unmaps what a failed dlopen mapped. The order
+ *   decides which definition dyld binds, not whether there is one,
+ *   which is all the model asks; searching the module's own load first
+ *   leaves an assumption only where one is needed, and each is said
+ *   (lo_dyld_load_borrowed: which image, assumed loaded by which
+ *   module). A symbol found nowhere is still dyld's "symbol not found in
+ *   flat namespace".
  * - compatibility_version: dyld 4 no longer checks it (dyld 3 and older
  *   refused a dylib older than the client's); a dylib older than its load
  *   command asks is a warning here (lo_dyld_load_warnings), no failure.
@@ -46,7 +75,11 @@
  * lookups, code signing and library validation, the binds' addresses and
  * chained fixup chains (each import is taken as bound), initializers,
  * LC_LAZY_LOAD_DYLIB's deferral (mapped like the others), platform and
- * minimum OS checks, and which text stub section is for which target.
+ * minimum OS checks, and which text stub section is for which target;
+ * of a package's modules: sys.setdlopenflags() with RTLD_LOCAL (which
+ * would hide each module's own image, not its dylibs), the modules of
+ * other directories (a parent package's), and a module's own flat binds
+ * when it stands as imported before another.
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -64,6 +97,14 @@
 #define REEXPORT_DEPTH_MAX 16
 /* Images one load maps: more than any Mac process does, a bound on a looping tree. */
 #define IMAGES_MAX 4096
+/*
+ * The other extension modules of a directory taken as imported before
+ * a module: more than MLIR's _mlir_libs holds (about twenty), a bound on
+ * a directory of thousands.
+ */
+#define SIBLINGS_MAX 64
+/* Every name in CPython's EXTENSION_SUFFIXES on macOS ends so (.cpython-311-darwin.so, .abi3.so). */
+static const char module_suffix[] = ".so";
 
 static const uint64_t arm64_cpus[] = { LO_MACHO_CPU_ARM64,
 				       LO_MACHO_CPU_ARM64 |
@@ -96,6 +137,13 @@ typedef struct cached {
 	char *msg;
 } cached;
 
+/* The other extension modules of one directory, each mapped (not bound) from one interpreter. */
+typedef struct package {
+	char *dir, *main;       /* main: the host's, or NULL */
+	lo_dyld_load **modules; /* in name order; owned */
+	size_t count;
+} package;
+
 struct lo_dyld {
 	pthread_mutex_t lock;
 	cached *files;
@@ -104,6 +152,10 @@ struct lo_dyld {
 	bool stubs_read;
 	lo_macho **stubs;
 	size_t stub_count, stub_cap;
+	/* taken before `lock`, never while holding it: a package is mapped under it */
+	pthread_mutex_t package_lock;
+	package **packages; /* owned; each stays where it is while the array grows */
+	size_t package_count, package_cap;
 };
 
 lo_dyld *lo_dyld_new(const char *stub_dir)
@@ -111,6 +163,7 @@ lo_dyld *lo_dyld_new(const char *stub_dir)
 	lo_dyld *d = lo_xcalloc(1, sizeof(*d));
 
 	pthread_mutex_init(&d->lock, NULL);
+	pthread_mutex_init(&d->package_lock, NULL);
 	if (stub_dir)
 		d->stub_dir = lo_xstrdup(stub_dir);
 	else if (asprintf(&d->stub_dir, "%s/macos", lo_rules_default_dir()) < 0)
@@ -131,9 +184,21 @@ void lo_dyld_free(lo_dyld *d)
 	}
 	for (i = 0; i < d->stub_count; i++)
 		lo_macho_free(d->stubs[i]);
+	for (i = 0; i < d->package_count; i++) {
+		size_t k;
+
+		for (k = 0; k < d->packages[i]->count; k++)
+			lo_dyld_load_free(d->packages[i]->modules[k]);
+		free(d->packages[i]->modules);
+		free(d->packages[i]->dir);
+		free(d->packages[i]->main);
+		free(d->packages[i]);
+	}
+	free(d->packages);
 	free(d->files);
 	free(d->stubs);
 	free(d->stub_dir);
+	pthread_mutex_destroy(&d->package_lock);
 	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
@@ -240,11 +305,16 @@ typedef struct image {
 struct lo_dyld_load {
 	lo_dyld *d;
 	const lo_dyld_target *target;
-	const lo_dyld_host *host;
+	lo_dyld_host host;  /* its strings outlive the load: the caller's, or a package's */
 	lo_strpool pool;
 	image *images;
 	size_t image_count, image_cap;
 	size_t main;        /* the main executable's image, or SIZE_MAX */
+	size_t first;       /* the candidate's image */
+	const package *package; /* the candidate's directory's other modules, or NULL */
+	bool package_asked; /* package is looked up at the first flat lookup it may serve */
+	lo_dyld_borrowed *borrowed;
+	size_t borrowed_count, borrowed_cap;
 	lo_problem *problems;
 	size_t problem_count, problem_cap;
 	lo_buf assumed, warnings, stubs_used;
@@ -264,6 +334,11 @@ static void add_problem(lo_dyld_load *l, lo_problem_kind kind, const char *objec
 							NULL, keep(l, library), keep(l, detail) };
 }
 
+static const char *leaf(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
 static size_t add_image(lo_dyld_load *l, const lo_macho *m, const char *path, size_t loader,
 			bool bind)
 {
@@ -277,9 +352,7 @@ static size_t add_image(lo_dyld_load *l, const lo_macho *m, const char *path, si
 	l->image_count++;
 	if (lo_macho_is_stub(m) && !strstr(lo_buf_cstr(&l->stubs_used), lo_macho_name(m)))
 		lo_buf_printf(&l->stubs_used, "%s%s%s", l->stubs_used.len ? ", " : "",
-			      strrchr(lo_macho_name(m), '/') ? strrchr(lo_macho_name(m), '/') + 1
-							     : lo_macho_name(m),
-			      lo_macho_exports_known(m) ? ""
+			      leaf(lo_macho_name(m)), lo_macho_exports_known(m) ? ""
 			      : lo_macho_export_count(m) ? " (a subset of its exports)"
 							   : " (no stub: assumed present)");
 	return i;
@@ -490,7 +563,7 @@ static bool interpreter_exports(lo_dyld_load *l, const char *name)
 {
 	const char *const *p;
 
-	if (!l->host->python || l->main != SIZE_MAX)
+	if (!l->host.python || l->main != SIZE_MAX)
 		return false;
 	for (p = l->target->python_exports; *p; p++)
 		if (!strncmp(name, *p, strlen(*p)))
@@ -498,7 +571,53 @@ static bool interpreter_exports(lo_dyld_load *l, const char *name)
 	return false;
 }
 
-/* Flat lookup: the interpreter, then every image in load order. */
+static const package *package_of(lo_dyld *d, const lo_dyld_host *host, const char *path);
+
+/* Image i of module load ml has `name` for l: one more symbol found there. */
+static void note_borrowed(lo_dyld_load *l, const lo_dyld_load *ml, size_t i, const char *name)
+{
+	const char *at = ml->images[i].path, *module = ml->images[ml->first].path;
+	size_t k;
+
+	for (k = 0; k < l->borrowed_count; k++)
+		if (!strcmp(l->borrowed[k].image, at) && !strcmp(l->borrowed[k].module, module)) {
+			l->borrowed[k].symbols++;
+			return;
+		}
+	lo_array_grow(&l->borrowed, &l->borrowed_cap, k + 1, sizeof(*l->borrowed));
+	l->borrowed[l->borrowed_count++] =
+		(lo_dyld_borrowed){ keep(l, at), keep(l, module), keep(l, name), 1, NULL };
+}
+
+/*
+ * A flat lookup's last resort for an extension module: the images the
+ * other modules of its directory map, in name order (the top says why).
+ */
+static bool package_lookup(lo_dyld_load *l, const char *name)
+{
+	size_t k, i;
+
+	if (!l->package_asked) {
+		l->package_asked = true;
+		l->package = package_of(l->d, &l->host, l->images[l->first].path);
+	}
+	for (k = 0; l->package && k < l->package->count; k++) {
+		const lo_dyld_load *ml = l->package->modules[k];
+
+		/* not imported before itself; another cpu's module is another process's */
+		if (ml->target != l->target ||
+		    !strcmp(ml->images[ml->first].path, l->images[l->first].path))
+			continue;
+		for (i = ml->first; i < ml->image_count; i++)
+			if (exports(ml, i, name, 0, true)) {
+				note_borrowed(l, ml, i, name);
+				return true;
+			}
+	}
+	return false;
+}
+
+/* Flat lookup: the interpreter, then every image in load order, then a package's. */
 static bool flat_lookup(lo_dyld_load *l, const char *name)
 {
 	size_t i;
@@ -508,7 +627,7 @@ static bool flat_lookup(lo_dyld_load *l, const char *name)
 	for (i = 0; i < l->image_count; i++)
 		if (exports(l, i, name, 0, true))
 			return true;
-	return false;
+	return package_lookup(l, name);
 }
 
 static void bind_import(lo_dyld_load *l, size_t i, const lo_macho_import *imp)
@@ -561,6 +680,21 @@ static void bind_all(lo_dyld_load *l)
 
 static void say_assumed(lo_dyld_load *l)
 {
+	size_t k;
+
+	for (k = 0; k < l->borrowed_count; k++) {
+		lo_dyld_borrowed *b = &l->borrowed[k];
+		lo_buf msg = LO_BUF_INIT;
+
+		lo_buf_printf(&msg, "%s", b->symbol);
+		if (b->symbols > 1)
+			lo_buf_printf(&msg, " and %zu more symbols", b->symbols - 1);
+		lo_buf_printf(&msg, " found by flat lookup in %s, assumed loaded by %s: an "
+			      "extension module of the same directory, which its package imports "
+			      "first", leaf(b->image), leaf(b->module));
+		b->detail = keep(l, msg.ptr);
+		lo_buf_dispose(&msg);
+	}
 	if (l->stubs_used.len)
 		lo_buf_printf(&l->assumed, "system libraries from leftover's text stubs: %s",
 			      l->stubs_used.ptr);
@@ -570,19 +704,15 @@ static void say_assumed(lo_dyld_load *l)
 			      l->target->python_exports[0]);
 }
 
-int lo_dyld_play(lo_dyld_load **out, lo_dyld *d, const lo_dyld_host *host, const char *path)
+/* The load of cand, at path, from host, mapped: the main executable's closure, then cand's. */
+static lo_dyld_load *load_mapped(lo_dyld *d, const lo_dyld_host *host, const lo_macho *cand,
+				 const char *path)
 {
-	lo_dyld_load *l;
-	const lo_macho *cand, *main = NULL;
-	size_t first;
-	int err;
+	lo_dyld_load *l = lo_xcalloc(1, sizeof(*l));
+	const lo_macho *main = NULL;
 
-	*out = NULL;
-	if ((err = lo_dyld_read(d, path, &cand)) < 0)
-		return err;
-	l = lo_xcalloc(1, sizeof(*l));
 	l->d = d;
-	l->host = host;
+	l->host = *host;
 	l->main = SIZE_MAX;
 	l->target = lo_dyld_target_of(cand);
 	if (host->main && read_cached(d, host->main, l->target->cpus, l->target->ncpus,
@@ -590,11 +720,117 @@ int lo_dyld_play(lo_dyld_load **out, lo_dyld *d, const lo_dyld_host *host, const
 		l->main = add_image(l, main, host->main, SIZE_MAX, false);
 		map_closure(l, 0);
 	}
-	first = add_image(l, cand, path, SIZE_MAX, true);
+	l->first = add_image(l, cand, path, SIZE_MAX, true);
 	/* a candidate's rpaths end with the executable's: its loader is the main image */
 	if (l->main != SIZE_MAX)
-		l->images[first].loader = l->main;
-	map_closure(l, first);
+		l->images[l->first].loader = l->main;
+	map_closure(l, l->first);
+	return l;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The file `name` of p's directory, when an extension module whose mapping succeeds. */
+static void add_module(lo_dyld *d, package *p, const lo_dyld_host *mh,
+		       bool (*is_module)(const lo_macho *, const char *), const char *name)
+{
+	lo_buf path = LO_BUF_INIT;
+	const lo_macho *m;
+
+	lo_buf_printf(&path, "%s/%s", p->dir, name);
+	if (lo_dyld_read(d, path.ptr, &m) >= 0 && is_module(m, path.ptr)) {
+		lo_dyld_load *ml = load_mapped(d, mh, m, path.ptr);
+
+		if (ml->problem_count)
+			lo_dyld_load_free(ml);
+		else
+			p->modules[p->count++] = ml;
+	}
+	lo_buf_dispose(&path);
+}
+
+/* The extension modules of dir, in name order, mapped from host's interpreter. */
+static package *package_read(lo_dyld *d, const lo_dyld_host *host, const char *dir)
+{
+	package *p = lo_xcalloc(1, sizeof(*p));
+	lo_dyld_host mh = { NULL, true, NULL };
+	size_t n = 0, cap = 0, k, suffix = sizeof(module_suffix) - 1;
+	char **names = NULL;
+	struct dirent *de;
+	DIR *dh;
+
+	p->dir = lo_xstrdup(dir);
+	mh.main = p->main = host->main ? lo_xstrdup(host->main) : NULL;
+	p->modules = lo_xcalloc(SIBLINGS_MAX, sizeof(*p->modules));
+	if ((dh = opendir(dir))) {
+		while ((de = readdir(dh))) {
+			size_t len = strlen(de->d_name);
+
+			if (len <= suffix || strcmp(de->d_name + len - suffix, module_suffix))
+				continue;
+			lo_array_grow(&names, &cap, n + 1, sizeof(*names));
+			names[n++] = lo_xstrdup(de->d_name);
+		}
+		closedir(dh);
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	for (k = 0; k < n; k++) {
+		if (p->count < SIBLINGS_MAX)
+			add_module(d, p, &mh, host->is_module, names[k]);
+		free(names[k]);
+	}
+	free(names);
+	return p;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/*
+ * The other extension modules of the directory of the module at path,
+ * mapped once a run for each interpreter, or NULL when host names none.
+ */
+static const package *package_of(lo_dyld *d, const lo_dyld_host *host, const char *path)
+{
+	lo_buf dir = LO_BUF_INIT;
+	package *p = NULL;
+	size_t i;
+
+	if (!host->python || !host->is_module)
+		return NULL;
+	dir_join(&dir, path, "");
+	pthread_mutex_lock(&d->package_lock);
+	for (i = 0; i < d->package_count && !p; i++)
+		if (!strcmp(d->packages[i]->dir, lo_buf_cstr(&dir)) &&
+		    same(d->packages[i]->main, host->main))
+			p = d->packages[i];
+	if (!p) {
+		p = package_read(d, host, lo_buf_cstr(&dir));
+		lo_array_grow(&d->packages, &d->package_cap, d->package_count + 1,
+			      sizeof(*d->packages));
+		d->packages[d->package_count++] = p;
+	}
+	pthread_mutex_unlock(&d->package_lock);
+	lo_buf_dispose(&dir);
+	return p;
+}
+
+int lo_dyld_play(lo_dyld_load **out, lo_dyld *d, const lo_dyld_host *host, const char *path)
+{
+	lo_dyld_load *l;
+	const lo_macho *cand;
+	int err;
+
+	*out = NULL;
+	if ((err = lo_dyld_read(d, path, &cand)) < 0)
+		return err;
+	l = load_mapped(d, host, cand, path);
 	if (!l->problem_count)
 		bind_all(l);
 	say_assumed(l);
@@ -611,6 +847,7 @@ void lo_dyld_load_free(lo_dyld_load *l)
 	for (i = 0; i < l->image_count; i++)
 		free(l->images[i].deps);
 	free(l->images);
+	free(l->borrowed);
 	free(l->problems);
 	lo_buf_dispose(&l->assumed);
 	lo_buf_dispose(&l->warnings);
@@ -628,6 +865,11 @@ const lo_problem *lo_dyld_load_problem_at(const lo_dyld_load *l, size_t i)
 const char *lo_dyld_load_assumed(const lo_dyld_load *l)
 {
 	return l->assumed.len ? l->assumed.ptr : NULL;
+}
+size_t lo_dyld_load_borrowed_count(const lo_dyld_load *l) { return l->borrowed_count; }
+const lo_dyld_borrowed *lo_dyld_load_borrowed_at(const lo_dyld_load *l, size_t i)
+{
+	return &l->borrowed[i];
 }
 const char *lo_dyld_load_warnings(const lo_dyld_load *l)
 {

@@ -9,6 +9,9 @@
  * interpreter given with --python when it is a Mach-O file; else (a tree
  * judged off a Mac) the interpreter stands in by its C API's prefixes,
  * and a reason "loader-note" says so, with the text stubs the load used.
+ * A flat lookup of an extension module may end in what the other modules
+ * of its directory map (dyld.c's top says why): each image so assumed
+ * loaded is a "loader-note" too, naming the module that loads it.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -59,6 +62,11 @@ lo_kind lo_scan_kind_of_macho(const lo_macho *m, const char *path)
 	return python_module(m, path) ? LO_KIND_PYTHON_EXTENSION : LO_KIND_SHARED_LIBRARY;
 }
 
+bool lo_scan_macho_module(const lo_macho *m, const char *path)
+{
+	return lo_scan_kind_of_macho(m, path) == LO_KIND_PYTHON_EXTENSION;
+}
+
 const char *lo_scan_macho_python(const char *python)
 {
 	return python && lo_macho_is_file(python) ? python : NULL;
@@ -79,10 +87,27 @@ static void add_problems(scan *s, lo_file *f, const lo_dyld_load *l)
 	}
 }
 
+/* What the load took on trust, no failure: each image assumed loaded by a sibling module, the rest. */
+static void add_notes(scan *s, lo_file *f, const lo_dyld_load *l)
+{
+	size_t i;
+
+	for (i = 0; i < lo_dyld_load_borrowed_count(l); i++) {
+		const lo_dyld_borrowed *b = lo_dyld_load_borrowed_at(l, i);
+
+		lo_file_add_reason(f, LO_REASON_LOADER_NOTE, b->symbol, NULL,
+				   lo_scan_rel_to_root(s, b->image), lo_scan_rel_to_root(s, b->module),
+				   b->detail);
+	}
+	if (lo_dyld_load_assumed(l))
+		lo_file_add_reason(f, LO_REASON_LOADER_NOTE, NULL, NULL, NULL, NULL,
+				   lo_dyld_load_assumed(l));
+}
+
 int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs)
 {
 	const lo_macho *m;
-	lo_dyld_host host = { NULL, false };
+	lo_dyld_host host = { NULL, false, lo_scan_macho_module };
 	lo_dyld_load *l;
 	size_t n = 0;
 	int err = lo_dyld_read(s->dyld, abs, &m);
@@ -118,9 +143,7 @@ int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs)
 	add_problems(s, f, l);
 	f->stage = LO_STAGE_LOADED;
 	f->loads = f->reason_count ? LO_FALSE : LO_TRUE;
-	if (lo_dyld_load_assumed(l))
-		lo_file_add_reason(f, LO_REASON_LOADER_NOTE, NULL, NULL, NULL, NULL,
-				   lo_dyld_load_assumed(l));
+	add_notes(s, f, l);
 	lo_dyld_load_free(l);
 	if (n && f->loads == LO_TRUE)
 		python_init_check(f, m, abs, n);
