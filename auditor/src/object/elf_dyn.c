@@ -18,10 +18,16 @@
 #include "leftover/error.h"
 #include "object/elf_int.h"
 
-/* Does a `len`-byte entry at offset `off` lie inside a section of `size` bytes? */
-static bool entry_fits(uint64_t off, size_t len, uint64_t size)
+/*
+ * Does a `len`-byte entry at offset `off` lie inside a section of `size`
+ * bytes, at a multiple of `align`? libelf (gelf_getverdef and the like)
+ * refused an entry at any other offset: 4 for the definitions, and 16, an
+ * entry's size, for the requirements, which linkers write at multiples of
+ * 16 anyway.
+ */
+static bool entry_fits(uint64_t off, size_t len, size_t align, uint64_t size)
 {
-	return off <= size && size - off >= len;
+	return off % align == 0 && off <= size && size - off >= len;
 }
 
 /* Record one dynamic entry of tag `tag`, value `val`; *rpath gets DT_RPATH's string. */
@@ -123,14 +129,14 @@ static int walk_verdef(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 		const char *name;
 		size_t ndx;
 
-		if (!entry_fits(off, sizeof(Elf64_Verdef), size))
+		if (!entry_fits(off, sizeof(Elf64_Verdef), 4, size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
-					    "entry at offset %llu out of bounds", e->name,
+					    "entry at offset %llu out of bounds or misaligned", e->name,
 					    (unsigned long long)off);
 		aux = off + LO_ELF_GET(vd, Elf64_Verdef, vd_aux, big);
 		if (!LO_ELF_GET(vd, Elf64_Verdef, vd_cnt, big) ||
-		    !entry_fits(aux, sizeof(Elf64_Verdaux), size))
+		    !entry_fits(aux, sizeof(Elf64_Verdaux), 4, size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
 					    "bad auxiliary entry at offset %llu", e->name,
@@ -201,10 +207,10 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 		const char *file;
 		uint64_t aoff;
 
-		if (!entry_fits(off, sizeof(Elf64_Verneed), size))
+		if (!entry_fits(off, sizeof(Elf64_Verneed), sizeof(Elf64_Verneed), size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version requirements of '%s': "
-					    "entry at offset %llu out of bounds", e->name,
+					    "entry at offset %llu out of bounds or misaligned", e->name,
 					    (unsigned long long)off);
 		file = lo_elf_link_str(e, r->sh.sh_link,
 				       (size_t)LO_ELF_GET(vn, Elf64_Verneed, vn_file, big));
@@ -216,10 +222,10 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 		for (j = 0; j < LO_ELF_GET(vn, Elf64_Verneed, vn_cnt, big); j++) {
 			const unsigned char *vna = d + aoff;
 
-			if (!entry_fits(aoff, sizeof(Elf64_Vernaux), size))
+			if (!entry_fits(aoff, sizeof(Elf64_Vernaux), sizeof(Elf64_Vernaux), size))
 				return lo_error_set(LO_EINVALID,
 						    "cannot read version requirements of '%s': "
-						    "auxiliary entry at offset %llu out of bounds",
+						    "auxiliary entry at offset %llu out of bounds or misaligned",
 						    e->name, (unsigned long long)aoff);
 			if ((err = take_vernaux(e, r, vna, file, &cap, &icap)) < 0)
 				return err;
