@@ -159,17 +159,24 @@ static int walk_verdef(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 	return 0;
 }
 
-int lo_elf_read_verdef(lo_elf *e, int fd, const lo_elf_scn *r)
+/* Read section r (`what`, in messages) and walk its chain of entries with walk. */
+static int read_walked(lo_elf *e, int fd, const lo_elf_scn *r, const char *what,
+		       int (*walk)(lo_elf *, const lo_elf_scn *, const unsigned char *))
 {
 	const unsigned char *d;
 	unsigned char *own = NULL;
 	int err;
 
-	if ((err = lo_elf_section_bytes(e, fd, r, "version definitions", &d, &own)) < 0)
+	if ((err = lo_elf_section_bytes(e, fd, r, what, &d, &own)) < 0)
 		return err;
-	err = walk_verdef(e, r, d);
+	err = walk(e, r, d);
 	free(own);
 	return err;
+}
+
+int lo_elf_read_verdef(lo_elf *e, int fd, const lo_elf_scn *r)
+{
+	return read_walked(e, fd, r, "version definitions", walk_verdef);
 }
 
 /* One version a needed file must define (Elf64_Vernaux at p), from file `file`. */
@@ -242,13 +249,5 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 
 int lo_elf_read_verneed(lo_elf *e, int fd, const lo_elf_scn *r)
 {
-	const unsigned char *d;
-	unsigned char *own = NULL;
-	int err;
-
-	if ((err = lo_elf_section_bytes(e, fd, r, "version requirements", &d, &own)) < 0)
-		return err;
-	err = walk_verneed(e, r, d);
-	free(own);
-	return err;
+	return read_walked(e, fd, r, "version requirements", walk_verneed);
 }
