@@ -57,7 +57,7 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 {
 	lo_elf *e;
 	struct stat st;
-	lo_elf_head h;
+	lo_elf_head h = { 0 };
 	int err;
 
 	*out = NULL;

@@ -184,7 +184,7 @@ int lo_elf_read_interp(const char *path, char **out)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned char b[sizeof(Elf64_Ehdr)];
-	lo_elf_head h;
+	lo_elf_head h = { 0 };
 	struct stat st;
 	ssize_t got;
 	int err = 0;
