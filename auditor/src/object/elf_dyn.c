@@ -124,16 +124,18 @@ static int walk_verdef(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 	size_t i, cap = 0;
 
 	for (i = 0; i < r->sh.sh_info && i < LO_ELF_MAX_CHAIN; i++) {
-		const unsigned char *vd = d + off;
+		const unsigned char *vd;
 		uint64_t aux;
 		const char *name;
 		size_t ndx;
 
+		/* checked before any pointer is made: d is NULL for an empty section */
 		if (!entry_fits(off, sizeof(Elf64_Verdef), 4, size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
 					    "entry at offset %llu out of bounds or misaligned", e->name,
 					    (unsigned long long)off);
+		vd = d + off;
 		aux = off + LO_ELF_GET(vd, Elf64_Verdef, vd_aux, big);
 		if (!LO_ELF_GET(vd, Elf64_Verdef, vd_cnt, big) ||
 		    !entry_fits(aux, sizeof(Elf64_Verdaux), 4, size))
@@ -210,15 +212,17 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 	int err;
 
 	for (i = 0; i < r->sh.sh_info && i < LO_ELF_MAX_CHAIN; i++) {
-		const unsigned char *vn = d + off;
+		const unsigned char *vn;
 		const char *file;
 		uint64_t aoff;
 
+		/* checked before any pointer is made: d is NULL for an empty section */
 		if (!entry_fits(off, sizeof(Elf64_Verneed), sizeof(Elf64_Verneed), size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version requirements of '%s': "
 					    "entry at offset %llu out of bounds or misaligned", e->name,
 					    (unsigned long long)off);
+		vn = d + off;
 		file = lo_elf_link_str(e, r->sh.sh_link,
 				       (size_t)LO_ELF_GET(vn, Elf64_Verneed, vn_file, big));
 		if (!file)
@@ -227,13 +231,14 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 					    "bad file name offset", e->name);
 		aoff = off + LO_ELF_GET(vn, Elf64_Verneed, vn_aux, big);
 		for (j = 0; j < LO_ELF_GET(vn, Elf64_Verneed, vn_cnt, big); j++) {
-			const unsigned char *vna = d + aoff;
+			const unsigned char *vna;
 
 			if (!entry_fits(aoff, sizeof(Elf64_Vernaux), sizeof(Elf64_Vernaux), size))
 				return lo_error_set(LO_EINVALID,
 						    "cannot read version requirements of '%s': "
 						    "auxiliary entry at offset %llu out of bounds or misaligned",
 						    e->name, (unsigned long long)aoff);
+			vna = d + aoff;
 			if ((err = take_vernaux(e, r, vna, file, &cap, &icap)) < 0)
 				return err;
 			if (!LO_ELF_GET(vna, Elf64_Vernaux, vna_next, big))
