@@ -42,8 +42,9 @@ def test_deb():
     version = lotest.leftover("--version").stdout.split()[1]
     assert fields["Package"] == "leftover" and fields["Version"] == version, fields
     assert re.fullmatch(r"[^<>]+ <[^@<>]+@[^@<>]+>", fields["Maintainer"]), fields
-    for lib in ("libelf1", "libgit2", "libjansson4", "libc6"):
+    for lib in ("libgit2", "libjansson4", "libc6"):
         assert lib in fields["Depends"], fields
+    assert "libelf" not in fields["Depends"], fields  # ELF is read by leftover's own reader
     assert fields["Homepage"].startswith("https://"), fields
     files = [l.split()[-1] for l in lotest.run(["dpkg-deb", "-c", deb]).stdout.splitlines()]
     assert files and all(f.startswith("./usr/") and not f.startswith("./usr/local")

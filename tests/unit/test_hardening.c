@@ -24,6 +24,7 @@
 #include "unit.h"
 
 #include "leftover/elf.h"
+#include "leftover/error.h"
 #include "leftover/resolve.h"
 #include "leftover/target.h"
 
@@ -187,6 +188,33 @@ static void test_second_dynsym_of_a_32bit_object(void **state)
 	free(buf);
 }
 
+/*
+ * fuzz_elf: an empty version requirements section that still counts
+ * entries (sh_info) made the reader, which has no bytes of it to point
+ * into, form a pointer from NULL before the bounds check (UBSan: applying
+ * zero offset to null pointer). Such a file is refused, by name.
+ */
+static void test_empty_version_requirements(void **state)
+{
+	unsigned char *buf;
+	size_t size;
+	Elf64_Shdr *vn;
+	lo_elf *e;
+	char path[8192];
+
+	put("f.c", "#include <stdio.h>\nint lo_hardening_fn(void) { return puts(\"x\"); }\n");
+	sh("cd '%s' && cc -shared -fPIC -o f.so f.c", work);
+	buf = slurp("f.so", &size);
+	vn = find_section(buf, size, SHT_GNU_verneed);
+	assert_true(vn->sh_info >= 1);
+	vn->sh_size = 0;
+	spill("empty.so", buf, size);
+	snprintf(path, sizeof(path), "%s/empty.so", work);
+	assert_int_equal(lo_elf_open(&e, AT_FDCWD, path, path, false), LO_EINVALID);
+	assert_non_null(strstr(lo_error_last(), "version requirements"));
+	free(buf);
+}
+
 /* Would dlopen(WORK/cand.so) load from a C program, with `conf` as ld.so.conf? */
 static bool loads_with_conf(const char *conf)
 {
@@ -276,6 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_gnu_hash_bloom_shift_of_32_or_more, setup),
 		cmocka_unit_test_setup(test_second_dynsym_of_a_32bit_object, setup),
+		cmocka_unit_test_setup(test_empty_version_requirements, setup),
 		cmocka_unit_test_setup(test_ldso_conf_include_device_and_self, setup),
 	};
 

@@ -1,5 +1,6 @@
 /*
- * elf.h - what the loader needs to know about one ELF object, read with libelf.
+ * elf.h - what the loader needs to know about one ELF object, read by
+ * leftover's own bounded reader (no libelf).
  *
  * lo_elf_open reads only what ld.so reads: the ELF header, the dynamic
  * section, the dynamic symbol table with its string, version (versym,

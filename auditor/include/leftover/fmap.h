@@ -4,7 +4,7 @@
  * A read of a mapped page that lies past the end of its file raises
  * SIGBUS, and the default action kills the process. A build tree is a
  * place where files are rewritten while a scan runs (cp over a library
- * truncates it in place), and libelf and the resolver read mappings long
+ * truncates it in place), and the ELF reader and the resolver read mappings long
  * after they were made. So every lo_fmap is registered, and a SIGBUS
  * handler, installed on the first lo_fmap_new, replaces a vanished page of
  * a registered mapping with a page of zeros, marks the mapping, and lets

@@ -2,15 +2,14 @@
  * elf.c - one ELF object the way ld.so sees it (see elf.h): opening it,
  * and what the loader model asks of it once open.
  *
- * The file is opened, checked to be ELF and handed to libelf to read
- * (ELF_C_READ: by pread, nothing mapped; a small one read for one reader
- * alone is read whole first, and libelf reads that copy); elf_read.c
- * takes the tables from it. Then libelf's own structures are freed
- * (elf_end) and only the mapping of the tables stays (or, for an object
- * read for one reader alone, its copy in that reader's buffer:
+ * The file is opened and its header read (elf_head.c: by pread, nothing
+ * mapped; a small one read for one reader alone is read whole first, and
+ * everything is read from that copy); elf_read.c takes the tables from
+ * it. Then only the mapping of the tables stays (or, for an object read
+ * for one reader alone, its copy in that reader's buffer:
  * lo_elf_open_private), with every string and table borrowed from it: a
- * scan keeps thousands of objects, and libelf's per-section bookkeeping
- * was half of its heap.
+ * scan keeps thousands of objects, and keeps nothing else of them but the
+ * few arrays read at open.
  * Lookups (elf_lookup.c) and the loops here read the tables in place,
  * bounds checked on every read, since the file may change under the
  * mapping.
@@ -18,9 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <gelf.h>
-#include <limits.h>
-#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,40 +52,12 @@ int lo_elf_open(lo_elf **out, int dirfd, const char *path, const char *name, boo
 	return lo_elf_open_fd(out, fd, NULL, name);
 }
 
-/*
- * Why a file libelf does not take for ELF is not one: too short, or not
- * ELF at all, from its first bytes read again; 0 when they look like ELF's
- * (libelf then has the reason).
- */
-static int not_elf_why(int fd, const char *name)
-{
-	unsigned char ident[EI_NIDENT];
-	ssize_t got;
-	int tries = 0;
-
-	do
-		got = pread(fd, ident, sizeof(ident), 0);
-	while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
-	if (got < 0)
-		return lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", name);
-	if (got < SELFMAG) /* too short to say what it is, and too short for the loader */
-		return lo_error_set(LO_EINVALID, "cannot read '%s': file too short (%zd bytes)",
-				    name, got);
-	if (memcmp(ident, ELFMAG, SELFMAG) != 0)
-		return lo_error_set(LO_ENOTELF, "'%s' is not an ELF file", name);
-	if (got < EI_NIDENT)
-		return lo_error_set(LO_EINVALID, "cannot read ELF header of '%s': file too short",
-				    name);
-	return 0;
-}
-
 static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *name,
 		   lo_elf_buf *into)
 {
 	lo_elf *e;
 	struct stat st;
-	const char *ident;
-	GElf_Ehdr eh;
+	lo_elf_head h = { 0 };
 	int err;
 
 	*out = NULL;
@@ -111,36 +79,17 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 	e->mtime = st.st_mtim;
 	e->ctime = st.st_ctim;
 	e->size = (size_t)st.st_size;
-	elf_version(EV_CURRENT);
 	e->into = into;
-	if (into && (err = lo_elf_read_whole(e, fd)) < 0)
+	if ((into && (err = lo_elf_read_whole(e, fd)) < 0) || (err = lo_elf_read_head(e, fd, &h)) < 0)
 		goto fail;
-	/* libelf reads the identification with the header: read here only to say why it is not ELF */
-	if (!e->elf)
-		e->elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF) {
-		if (!(err = not_elf_why(fd, name)))
-			err = lo_elf_fail(e, "ELF header");
-		goto fail;
-	}
-	if (!gelf_getehdr(e->elf, &eh) || !(ident = elf_getident(e->elf, NULL))) {
-		err = lo_elf_fail(e, "ELF header");
-		goto fail;
-	}
-	e->class = (unsigned char)ident[EI_CLASS];
-	e->data = (unsigned char)ident[EI_DATA];
-	e->machine = eh.e_machine;
-	e->type = eh.e_type;
 	/* in this machine's byte order the tables are read in place, else translated */
 	e->tables = (e->class == ELFCLASS64 || e->class == ELFCLASS32) &&
 		    (e->data == ELFDATA2LSB || e->data == ELFDATA2MSB);
 	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
 									   : ELFDATA2MSB);
-	if (e->tables && (err = lo_elf_read_tables(e, fd)) < 0)
+	if (e->tables && (err = lo_elf_read_tables(e, fd, &h)) < 0)
 		goto fail;
 	e->into = NULL;
-	elf_end(e->elf);
-	e->elf = NULL;
 	/* Whatever was read while the file changed (cp over it, say) is not the file. */
 	if ((e->map && lo_fmap_shrank(e->map)) || fstat(fd, &st) < 0 || changed_since(e, &st)) {
 		err = lo_error_set(LO_EINVALID, "cannot read '%s': %s", name, LO_ELF_CHANGED_MSG);
@@ -153,49 +102,6 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 fail:
 	close(fd);
 	lo_elf_free(e);
-	return err;
-}
-
-int lo_elf_read_interp(const char *path, char **out)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
-	GElf_Phdr ph;
-	size_t i, n = 0;
-	struct stat st;
-	int err = 0;
-
-	*out = NULL;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", path);
-		if (fd >= 0)
-			close(fd);
-		return err;
-	}
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) < 0)
-		n = 0;
-	for (i = 0; i < n && !*out && !err; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
-			continue;
-		/* untrusted: inside the file, and a path's length at most */
-		if (ph.p_offset > (uint64_t)st.st_size || ph.p_filesz > (uint64_t)st.st_size - ph.p_offset ||
-		    ph.p_filesz == 0 || ph.p_filesz > PATH_MAX) {
-			err = lo_error_set(LO_EINVALID, "cannot read '%s': its interpreter's name lies "
-					   "outside the file", path);
-			break;
-		}
-		*out = lo_xcalloc(1, ph.p_filesz + 1);
-		if (pread(fd, *out, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz) {
-			err = lo_error_set_errno(LO_ERROR, errno, "cannot read '%s'", path);
-			free(*out);
-			*out = NULL;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
 	return err;
 }
 
@@ -235,8 +141,6 @@ lo_fmap *lo_elf_free_keep_map(lo_elf *e)
 	free(e->versym_own);
 	free(e->gnu_hash_own);
 	free(e->sysv_hash_own);
-	if (e->elf)
-		elf_end(e->elf);
 	map = e->map;
 	free(e->name);
 	free(e);

@@ -1,19 +1,23 @@
 /*
- * elf_int.h - private to the elf module: one object as elf_read.c reads
- * it, elf.c keeps it and elf_lookup.c looks symbols up in it.
+ * elf_int.h - private to the elf module: one object as elf_head.c and
+ * elf_read.c read it, elf.c keeps it and elf_lookup.c looks symbols up in
+ * it.
  *
- * elf.c owns opening and keeping an object; elf_read.c reading and
- * checking its tables (every count, index and offset checked before it is
+ * elf.c owns opening and keeping an object; elf_head.c reading its ELF
+ * header (and a program's interpreter); elf_read.c reading and checking
+ * its tables (every count, index and offset checked before it is
  * followed); elf_lookup.c finding a definition the way glibc's
  * do_lookup_x and check_match do, through the object's own hash table.
+ * The structures are those of the ELF specification (<elf.h>), read field
+ * by field in the object's byte order: no libelf.
  */
 #ifndef LEFTOVER_ELF_INT_H
 #define LEFTOVER_ELF_INT_H
 
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "leftover/elf.h"
@@ -49,10 +53,9 @@ struct lo_elf {
 	 */
 	const char *base;
 	struct lo_elf_buf *into; /* while lo_elf_open_private reads: the buffer, else NULL */
-	bool whole;              /* into holds the whole file, which libelf reads there */
+	bool whole;              /* into holds the whole file: everything is read there */
 	size_t table_bytes; /* of the tables in the mapping, gaps not counted */
 	size_t size; /* of the file */
-	Elf *elf;    /* libelf reading the file while lo_elf_open reads it, then NULL */
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
@@ -78,7 +81,7 @@ struct lo_elf {
 	size_t dynstr_index; /* section index of its string table */
 	const char *dynstr;  /* the string table, ending in a NUL */
 	size_t dynstr_size;
-	const GElf_Versym *versym; /* dynsym_count entries, or NULL */
+	const Elf64_Versym *versym; /* dynsym_count entries, or NULL */
 	/*
 	 * An object of the other byte order (s390x from x86-64, or the
 	 * reverse) cannot be read in place: its tables are translated once,
@@ -87,7 +90,7 @@ struct lo_elf {
 	 * order has none of them, and its lookups read the mapping as before.
 	 */
 	bool foreign;
-	GElf_Versym *versym_own;
+	Elf64_Versym *versym_own;
 	uint32_t *gnu_hash_own, *sysv_hash_own;
 
 	/* DT_GNU_HASH words (bloom filter, buckets, chains), or DT_HASH. */
@@ -138,29 +141,120 @@ struct lo_elf {
 	"the file changed while it was being read (rewritten in place by another process?)"
 
 /*
- * Read the tables of e, which lo_elf_open has begun (e->elf, libelf
- * reading file `fd`; the identity and header fields set) into the fields
- * above: elf_read.c. With e->into set, tables that do not fit it are
- * mapped, and e->into is cleared. Returns 0, or LO_EINVALID / LO_ERROR
- * with a message.
+ * The ELF header's facts, in this machine's order: the identification's
+ * class and byte order, and the header's fields the reader follows.
  */
-int lo_elf_read_tables(lo_elf *e, int fd);
+typedef struct lo_elf_head {
+	int class, data, type, machine;
+	uint64_t shoff, phoff;
+	size_t shnum, phnum; /* as the header has them: 0 / PN_XNUM defer to section 0 */
+} lo_elf_head;
 
 /*
- * Begin e (e->into set, e->size from the fstat) on a copy of the whole
- * file in e->into, read with one pread, when it fits and is in this
- * machine's byte order: libelf then reads the headers and the small
- * sections there (elf_memory), where on the descriptor it makes an fcntl
- * and an fstat of it and a pread for each, five to seven calls an object
- * against one. libelf never translates such a file, so nothing writes to
- * the copy. Returns 0 with e->elf set (and e->whole), 0 with e->elf NULL
- * when the file is not for this (begin it on fd), or LO_EINVALID when the
- * file was cut short meanwhile.
+ * A field of the structure at p, of type T (Elf64_Verdef, say), in the
+ * object's byte order (big: ELFDATA2MSB). LO_ELF_FIELD picks T's 32- or
+ * 64-bit layout (Elf32_Shdr or Elf64_Shdr) by class.
+ */
+#define LO_ELF_GET(p, T, f, big) \
+	lo_elf_word((const unsigned char *)(p) + offsetof(T, f), sizeof(((T *)0)->f), (big))
+#define LO_ELF_FIELD(wide, p, T, f, big) \
+	((wide) ? LO_ELF_GET(p, Elf64_##T, f, big) : LO_ELF_GET(p, Elf32_##T, f, big))
+
+/* A word of `size` bytes (at most 8) at p, in the byte order `big` says. */
+static inline uint64_t lo_elf_word(const unsigned char *p, size_t size, bool big)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		v = big ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/*
+ * Parse the ELF header from the `got` bytes read at the file's start
+ * (EI_NIDENT and a 64-bit header at most are looked at). Returns 0,
+ * LO_ENOTELF for a file that is not ELF, LO_EINVALID for one too short or
+ * whose identification the reader does not know (a class, byte order or
+ * version of none), with a message naming `name`.
+ */
+int lo_elf_head_parse(const unsigned char *b, size_t got, const char *name, lo_elf_head *h);
+
+/*
+ * Read e's ELF header (from the copy of the whole file when there is
+ * one, else with pread) into h, and e's class, data, machine and type.
+ */
+int lo_elf_read_head(lo_elf *e, int fd, lo_elf_head *h);
+
+/*
+ * Read the tables of e, whose header lo_elf_read_head read into h (the
+ * identity and header fields set), into the fields above: elf_read.c.
+ * With e->into set, tables that do not fit it are mapped, and e->into is
+ * cleared. Returns 0, or LO_EINVALID / LO_ERROR with a message.
+ */
+int lo_elf_read_tables(lo_elf *e, int fd, const lo_elf_head *h);
+
+/* A section header's fields the reader uses, in this machine's order. */
+typedef struct lo_elf_shdr {
+	uint32_t sh_type, sh_link, sh_info;
+	uint64_t sh_offset, sh_size, sh_entsize;
+} lo_elf_shdr;
+
+/* One section header, as elf_read.c finds it: the last of each kind counts. */
+typedef struct lo_elf_scn {
+	bool present; /* false: the object has none */
+	size_t index;
+	lo_elf_shdr sh;
+	size_t at; /* where elf_read.c put its bytes, from e->base, if it took them */
+} lo_elf_scn;
+
+/*
+ * The bytes of section r, checked to lie inside the file: in the copy of
+ * the whole file when there is one, else read with pread into *own, which
+ * the caller frees. *out is NULL for an empty section. `what` names it in
+ * messages. Returns 0 or LO_EINVALID.
+ */
+int lo_elf_section_bytes(const lo_elf *e, int fd, const lo_elf_scn *r, const char *what,
+			 const unsigned char **out, unsigned char **own);
+
+/*
+ * LO_EINVALID unless section r holds a whole number of `unit`-byte
+ * entries (libelf refused a section that does not).
+ */
+int lo_elf_check_entries(const lo_elf *e, const lo_elf_scn *r, size_t unit, const char *what);
+
+/*
+ * String `off` of string table `link`, or NULL past its end. The loader
+ * reads every name through DT_STRTAB, one table: a section naming another
+ * has no string there.
+ */
+const char *lo_elf_link_str(const lo_elf *e, size_t link, size_t off);
+
+/*
+ * The small sections read whole at open (elf_dyn.c): the dynamic section
+ * (needed libraries, soname, search paths, flags), the version
+ * definitions and the version requirements, into e's fields. Each
+ * returns 0, or LO_EINVALID / LO_ERROR with a message.
+ */
+int lo_elf_read_dynamic(lo_elf *e, int fd, const lo_elf_scn *r);
+int lo_elf_read_verdef(lo_elf *e, int fd, const lo_elf_scn *r);
+int lo_elf_read_verneed(lo_elf *e, int fd, const lo_elf_scn *r);
+
+/*
+ * Copy the whole file into e->into with one pread when it fits (e->into
+ * set, e->size from the fstat), and set e->whole: the header and every
+ * table are then read there, where on the descriptor each costs a pread.
+ * Returns 0 (e->whole false when the file does not fit), or LO_EINVALID
+ * when the file was cut short meanwhile.
  */
 int lo_elf_read_whole(lo_elf *e, int fd);
 
-/* LO_EINVALID: "cannot read WHAT of FILE", with libelf's reason. */
-int lo_elf_fail(const lo_elf *e, const char *what);
+/*
+ * len bytes of the file at off, read with pread. They lie inside the file
+ * as it was at open: fewer is a file cut or rewritten meanwhile
+ * (LO_EINVALID, LO_ELF_CHANGED_MSG).
+ */
+int lo_elf_read_at(const lo_elf *e, int fd, void *buf, size_t len, uint64_t off);
 
 /* Is this dynamic symbol one the loader must bind (undefined, not local)? */
 static inline bool lo_elf_is_undef(const Elf64_Sym *sym)

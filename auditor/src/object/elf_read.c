@@ -1,25 +1,30 @@
 /*
  * elf_read.c - read an object's tables from its file (see elf_int.h).
  *
- * libelf reads the headers and the small sections (dynamic, version
- * definitions and requirements) from the file with pread (ELF_C_READ), or
+ * The section headers and the small sections (dynamic, version
+ * definitions and requirements) are read from the file with pread, or
  * from a copy of the whole file when a private read made one
- * (lo_elf_read_whole), checking that each lies inside the file; the
- * tables that lookups read again and again (symbols, their strings,
- * versions and hash tables) are mapped, only they (map_tables says why),
- * and read there in place. On top of libelf every count, index and offset
- * taken from the file is checked before it is followed: string offsets
- * against the string table, which must end in a NUL; version chains are
- * walked with explicit bounds and iteration caps, so a hostile file ends
- * as LO_EINVALID, never as a read outside the mapping or an endless loop.
+ * (lo_elf_read_whole), each checked to lie inside the file; the tables
+ * that lookups read again and again (symbols, their strings, versions and
+ * hash tables) are mapped, only they (map_tables says why), and read
+ * there in place. Every count, index and offset taken from the file is
+ * checked before it is followed: string offsets against the string table,
+ * which must end in a NUL; version chains are walked with explicit bounds
+ * and iteration caps, so a hostile file ends as LO_EINVALID, never as a
+ * read outside the mapping or an endless loop.
+ *
+ * Structures are read field by field in the object's byte order
+ * (LO_ELF_FIELD), so one code reads both classes and both orders; a table
+ * lookups read that is not in this machine's layout (a 32-bit symbol
+ * table, anything of the other byte order) is translated once into a
+ * copy. What is refused is what libelf refused when it read these files
+ * (a section whose size is no whole number of its entries, say), which
+ * tests/elf_agree.c holds the reader to.
  *
  * The tables are read through the section headers, as readelf does. The
  * loader itself uses the dynamic segment; an object stripped of its section
  * headers (sstrip) is reported as unreadable rather than guessed at.
  */
-#include <errno.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,23 +36,17 @@
 #include "leftover/fmap.h"
 #include "object/elf_int.h"
 
-/* One section header, as read_tables finds it: the last of each kind counts. */
-typedef struct scn_ref {
-	Elf_Scn *scn; /* NULL: the object has none */
-	GElf_Shdr sh;
-	size_t at; /* where map_tables put its bytes, from e->base, if it took them */
-} scn_ref;
 
 /* The sections lo_elf_open reads; dynstr is the one dynsym (or dynamic) links to. */
 typedef struct table_scns {
-	scn_ref dynamic, dynsym, dynstr, versym, verdef, verneed, gnu_hash, sysv_hash;
+	lo_elf_scn dynamic, dynsym, dynstr, versym, verdef, verneed, gnu_hash, sysv_hash;
 } table_scns;
 
 /*
  * Section r's bytes where map_tables took the tables in (mapped, or read
  * into the caller's buffer); NULL when it took none, all being empty.
  */
-static const void *mapped(const lo_elf *e, const scn_ref *r)
+static const void *mapped(const lo_elf *e, const lo_elf_scn *r)
 {
 	if (!e->base)
 		return NULL;
@@ -59,17 +58,43 @@ static const void *mapped(const lo_elf *e, const scn_ref *r)
  * reads every name through DT_STRTAB, one table: a section naming another
  * has no string there.
  */
-static const char *link_str(const lo_elf *e, size_t link, size_t off)
+const char *lo_elf_link_str(const lo_elf *e, size_t link, size_t off)
 {
 	return e->dynstr && link == e->dynstr_index ? lo_elf_dynstr(e, off) : NULL;
 }
 
-int lo_elf_fail(const lo_elf *e, const char *what)
+int lo_elf_section_bytes(const lo_elf *e, int fd, const lo_elf_scn *r, const char *what,
+			 const unsigned char **out, unsigned char **own)
 {
-	const char *msg = elf_errmsg(-1);
+	uint64_t off = r->sh.sh_offset, size = r->sh.sh_size;
 
-	return lo_error_set(LO_EINVALID, "cannot read %s of '%s': %s", what, e->name,
-			    msg ? msg : "malformed");
+	*out = NULL;
+	*own = NULL;
+	if (off > e->size || size > e->size - off)
+		return lo_error_set(LO_EINVALID,
+				    "cannot read %s of '%s': %llu bytes at offset %llu, "
+				    "past the end of the file (%zu bytes)",
+				    what, e->name, (unsigned long long)size,
+				    (unsigned long long)off, e->size);
+	if (!size)
+		return 0;
+	if (e->whole) {
+		*out = (const unsigned char *)e->into->data + off;
+		return 0;
+	}
+	*own = lo_xmalloc((size_t)size);
+	*out = *own;
+	return lo_elf_read_at(e, fd, *own, (size_t)size, off);
+}
+
+int lo_elf_check_entries(const lo_elf *e, const lo_elf_scn *r, size_t unit, const char *what)
+{
+	if (r->sh.sh_size % unit)
+		return lo_error_set(LO_EINVALID,
+				    "cannot read %s of '%s': %llu bytes, not a whole number "
+				    "of %zu-byte entries", what, e->name,
+				    (unsigned long long)r->sh.sh_size, unit);
+	return 0;
 }
 
 /*
@@ -86,7 +111,7 @@ static int keep_dynstr(lo_elf *e, const table_scns *t)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read dynamic string table of '%s': "
 				    "section %zu is not a string table",
-				    e->name, elf_ndxscn(t->dynstr.scn));
+				    e->name, t->dynstr.index);
 	s = mapped(e, &t->dynstr);
 	if (!size || !s || s[size - 1] != '\0')
 		return lo_error_set(LO_EINVALID,
@@ -94,183 +119,8 @@ static int keep_dynstr(lo_elf *e, const table_scns *t)
 				    e->name);
 	e->dynstr = s;
 	e->dynstr_size = size;
-	e->dynstr_index = elf_ndxscn(t->dynstr.scn);
+	e->dynstr_index = t->dynstr.index;
 	return 0;
-}
-
-static int read_dynamic(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n, cap = 0;
-	GElf_Dyn dyn;
-	const char *rpath = NULL;
-
-	if (!data)
-		return lo_elf_fail(e, "dynamic section");
-	if (!sh->sh_entsize || data->d_size / sh->sh_entsize > LO_ELF_MAX_CHAIN)
-		return lo_error_set(LO_EINVALID, "cannot read dynamic section of '%s': bad size",
-				    e->name);
-	n = data->d_size / sh->sh_entsize;
-	for (i = 0; i < n && gelf_getdyn(data, (int)i, &dyn); i++) {
-		const char *s = NULL;
-
-		if (dyn.d_tag == DT_NULL)
-			break;
-		if (dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_SONAME || dyn.d_tag == DT_RPATH ||
-		    dyn.d_tag == DT_RUNPATH) {
-			s = link_str(e, sh->sh_link, dyn.d_un.d_val);
-			if (!s)
-				return lo_error_set(LO_EINVALID,
-						    "cannot read dynamic section of '%s': "
-						    "string offset %llu out of bounds",
-						    e->name, (unsigned long long)dyn.d_un.d_val);
-		}
-		switch (dyn.d_tag) {
-		case DT_NEEDED:
-			lo_array_grow(&e->needed, &cap, e->needed_count + 1, sizeof(*e->needed));
-			e->needed[e->needed_count++] = s;
-			break;
-		case DT_SONAME:
-			e->soname = s;
-			break;
-		case DT_RPATH:
-			rpath = s;
-			break;
-		case DT_RUNPATH:
-			e->runpath = s;
-			break;
-		case DT_DEBUG:
-			e->debug_slot = true;
-			break;
-		case DT_FLAGS_1:
-			e->pie = (dyn.d_un.d_val & DF_1_PIE) != 0;
-			e->nodeflib = (dyn.d_un.d_val & DF_1_NODEFLIB) != 0;
-			break;
-		}
-	}
-	/* As in glibc's get-dynamic-info.h: with both present, RPATH is ignored. */
-	e->rpath = e->runpath ? NULL : rpath;
-	return 0;
-}
-
-/*
- * Walk .gnu.version_d. Entries link by byte offsets (vd_next, vd_aux) that
- * the file chooses, so each step is bounded by the section size and the
- * number of steps by sh_info.
- */
-static int read_verdef(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t off = 0, i, cap = 0;
-	GElf_Verdef vd;
-	GElf_Verdaux vda;
-
-	if (!data)
-		return lo_elf_fail(e, "version definitions");
-	for (i = 0; i < sh->sh_info && i < LO_ELF_MAX_CHAIN; i++) {
-		const char *name;
-		size_t ndx;
-
-		if (off > data->d_size || !gelf_getverdef(data, (int)off, &vd))
-			return lo_error_set(LO_EINVALID,
-					    "cannot read version definitions of '%s': "
-					    "entry at offset %zu out of bounds", e->name, off);
-		if (!vd.vd_cnt || !gelf_getverdaux(data, (int)(off + vd.vd_aux), &vda))
-			return lo_error_set(LO_EINVALID,
-					    "cannot read version definitions of '%s': "
-					    "bad auxiliary entry at offset %zu", e->name, off);
-		name = link_str(e, sh->sh_link, vda.vda_name);
-		if (!name)
-			return lo_error_set(LO_EINVALID,
-					    "cannot read version definitions of '%s': "
-					    "bad name offset", e->name);
-		ndx = vd.vd_ndx & 0x7fff;
-		if (ndx >= e->verdefs.count) {
-			lo_array_grow(&e->verdefs.names, &cap, ndx + 1, sizeof(char *));
-			memset(e->verdefs.names + e->verdefs.count, 0,
-			       (ndx + 1 - e->verdefs.count) * sizeof(char *));
-			e->verdefs.count = ndx + 1;
-		}
-		/* The base version names the file itself; it never matches a reference. */
-		if (!(vd.vd_flags & VER_FLG_BASE))
-			e->verdefs.names[ndx] = name;
-		if (!vd.vd_next)
-			break;
-		off += vd.vd_next;
-	}
-	return 0;
-}
-
-static int read_verneed(lo_elf *e, Elf_Scn *scn, const GElf_Shdr *sh, verneed_index **index,
-			size_t *index_count)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t off = 0, i, j, cap = 0, icap = 0;
-	GElf_Verneed vn;
-	GElf_Vernaux vna;
-
-	if (!data)
-		return lo_elf_fail(e, "version requirements");
-	for (i = 0; i < sh->sh_info && i < LO_ELF_MAX_CHAIN; i++) {
-		const char *file;
-		size_t aoff;
-
-		if (off > data->d_size || !gelf_getverneed(data, (int)off, &vn))
-			return lo_error_set(LO_EINVALID,
-					    "cannot read version requirements of '%s': "
-					    "entry at offset %zu out of bounds", e->name, off);
-		file = link_str(e, sh->sh_link, vn.vn_file);
-		if (!file)
-			return lo_error_set(LO_EINVALID,
-					    "cannot read version requirements of '%s': "
-					    "bad file name offset", e->name);
-		aoff = off + vn.vn_aux;
-		for (j = 0; j < vn.vn_cnt; j++) {
-			const char *name;
-			size_t ndx;
-
-			if (aoff > data->d_size || !gelf_getvernaux(data, (int)aoff, &vna))
-				return lo_error_set(LO_EINVALID,
-						    "cannot read version requirements of '%s': "
-						    "auxiliary entry at offset %zu out of bounds",
-						    e->name, aoff);
-			name = link_str(e, sh->sh_link, vna.vna_name);
-			if (!name)
-				return lo_error_set(LO_EINVALID,
-						    "cannot read version requirements of '%s': "
-						    "bad version name offset", e->name);
-			lo_array_grow(&e->verneeds, &cap, e->verneed_count + 1, sizeof(*e->verneeds));
-			e->verneeds[e->verneed_count++] = (lo_elf_verneed){
-				file, name, (vna.vna_flags & VER_FLG_WEAK) != 0 };
-			ndx = vna.vna_other & 0x7fff;
-			if (ndx >= *index_count) {
-				size_t old = *index_count;
-
-				lo_array_grow(index, &icap, ndx + 1, sizeof(**index));
-				memset(*index + old, 0, (ndx + 1 - old) * sizeof(**index));
-				*index_count = ndx + 1;
-			}
-			(*index)[ndx] = (verneed_index){ file, name, (vna.vna_other & 0x8000) != 0 };
-			if (!vna.vna_next)
-				break;
-			aoff += vna.vna_next;
-		}
-		if (!vn.vn_next)
-			break;
-		off += vn.vn_next;
-	}
-	return 0;
-}
-
-/* A word of `size` bytes at p, in the object's byte order. */
-static uint64_t load_word(const unsigned char *p, size_t size, bool big)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	for (i = 0; i < size; i++)
-		v = big ? v << 8 | p[i] : v | (uint64_t)p[i] << (8 * i);
-	return v;
 }
 
 /*
@@ -280,12 +130,13 @@ static uint64_t load_word(const unsigned char *p, size_t size, bool big)
  * (*own), a word too wide saturating (a bound no lookup passes). Lookups
  * check bounds themselves.
  */
-static int keep_words(lo_elf *e, const scn_ref *r, size_t size, const uint32_t **words,
+static int keep_words(lo_elf *e, int fd, const lo_elf_scn *r, size_t size, const uint32_t **words,
 		      size_t *count, uint32_t **own, const char *what)
 {
-	Elf_Data *data;
 	const unsigned char *raw;
+	unsigned char *copy;
 	size_t i;
+	int err;
 
 	if (size == 4 && !e->foreign) {
 		*words = mapped(e, r);
@@ -295,17 +146,17 @@ static int keep_words(lo_elf *e, const scn_ref *r, size_t size, const uint32_t *
 					    what, e->name);
 		return 0;
 	}
-	if (!(data = elf_rawdata(r->scn, NULL)) || !data->d_buf)
-		return lo_elf_fail(e, what);
-	*count = data->d_size / size;
-	raw = data->d_buf;
+	if ((err = lo_elf_section_bytes(e, fd, r, what, &raw, &copy)) < 0)
+		return err;
+	*count = r->sh.sh_size / size;
 	free(*own);
 	*own = lo_xcalloc(*count ? *count : 1, sizeof(**own));
 	for (i = 0; i < *count; i++) {
-		uint64_t w = load_word(raw + i * size, size, e->data == ELFDATA2MSB);
+		uint64_t w = lo_elf_word(raw + i * size, size, e->data == ELFDATA2MSB);
 
 		(*own)[i] = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 	}
+	free(copy);
 	*words = *own;
 	return 0;
 }
@@ -352,24 +203,6 @@ static void gnu_hash_prepare(lo_elf *e)
 	e->gnu.buckets = w + 4 + (size_t)bloom_size * per;
 	e->gnu.chain = e->gnu.buckets + w[0];
 	e->gnu.chain_words = words - 4 - (size_t)bloom_size * per - w[0];
-}
-
-/*
- * len bytes of the file at off, read with pread. They lie inside the file
- * as it was at open (span_take, the section checks): fewer is a file cut
- * or rewritten meanwhile.
- */
-static int read_at(const lo_elf *e, int fd, void *buf, size_t len, size_t off)
-{
-	ssize_t got;
-	int tries = 0;
-
-	do
-		got = pread(fd, buf, len, (off_t)off);
-	while (got < 0 && errno == EINTR && ++tries < LO_ELF_EINTR_TRIES);
-	if (got != (ssize_t)len)
-		return lo_error_set(LO_EINVALID, "cannot read '%s': %s", e->name, LO_ELF_CHANGED_MSG);
-	return 0;
 }
 
 /* Count the undefined symbols among the n at syms, numbered from `first`. */
@@ -441,7 +274,7 @@ static size_t undef_bound(const lo_elf *e)
  * lookups later read a few, and each page of a mapping costs a fault to
  * read and stays resident until released.
  */
-static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
+static int count_undefs(lo_elf *e, int fd, const lo_elf_scn *dynsym)
 {
 	Elf64_Sym block[2048];
 	size_t i, want, end;
@@ -455,7 +288,7 @@ static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
 		return count_undefs_in(e, e->dynsym + 1, end - 1, 1);
 	for (i = 1; i < e->dynsym_count; i += want) {
 		want = e->dynsym_count - i < 2048 ? e->dynsym_count - i : 2048;
-		if ((err = read_at(e, fd, block, want * sizeof(*block),
+		if ((err = lo_elf_read_at(e, fd, block, want * sizeof(*block),
 				   dynsym->sh.sh_offset + i * sizeof(*block))) < 0 ||
 		    (err = count_undefs_in(e, block, want, i)) < 0)
 			return err;
@@ -464,16 +297,13 @@ static int count_undefs(lo_elf *e, int fd, const scn_ref *dynsym)
 }
 
 /* Why a file has no section headers to read. */
-static int no_sections(const lo_elf *e)
+static int no_sections(const lo_elf *e, const lo_elf_head *h)
 {
-	GElf_Ehdr eh;
-
-	/* libelf counts none when the table lies past the end of the file */
-	if (gelf_getehdr(e->elf, &eh) && eh.e_shoff && eh.e_shnum && eh.e_shoff >= e->size)
+	if (h->shoff && h->shoff >= e->size)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read '%s': truncated: its section headers start at "
 				    "offset %llu, past the end of the file (%zu bytes)",
-				    e->name, (unsigned long long)eh.e_shoff, e->size);
+				    e->name, (unsigned long long)h->shoff, e->size);
 	return lo_error_set(LO_EINVALID,
 			    "cannot read '%s': no section headers (stripped with sstrip?)", e->name);
 }
@@ -483,13 +313,14 @@ static int no_sections(const lo_elf *e)
  * the size and alignment it claims; a 32-bit object's widened once into
  * a copy of the same shape, so that lookups read one layout.
  */
-static int keep_dynsym(lo_elf *e, const scn_ref *r)
+static int keep_dynsym(lo_elf *e, int fd, const lo_elf_scn *r)
 {
-	bool wide = e->class == ELFCLASS64;
+	bool wide = e->class == ELFCLASS64, big = e->data == ELFDATA2MSB;
 	size_t entsize = wide ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym), i;
-	const Elf32_Sym *narrow;
+	const unsigned char *raw;
+	unsigned char *own;
 	Elf64_Sym *copy;
-	Elf_Data *d;
+	int err;
 
 	if (r->sh.sh_entsize != entsize)
 		return lo_error_set(LO_EINVALID,
@@ -506,67 +337,122 @@ static int keep_dynsym(lo_elf *e, const scn_ref *r)
 					    (unsigned long long)r->sh.sh_entsize);
 		return 0;
 	}
-	/* libelf's copy, translated to this machine's order, freed by elf_end */
-	if (!(d = elf_getdata(r->scn, NULL)) || !d->d_buf)
-		return lo_elf_fail(e, "dynamic symbol table");
-	e->dynsym_count = d->d_size / entsize;
-	narrow = d->d_buf;
+	if ((err = lo_elf_check_entries(e, r, entsize, "dynamic symbol table")) < 0 ||
+	    (err = lo_elf_section_bytes(e, fd, r, "dynamic symbol table", &raw, &own)) < 0)
+		return err;
+	e->dynsym_count = r->sh.sh_size / entsize;
 	copy = lo_xcalloc(e->dynsym_count ? e->dynsym_count : 1, sizeof(*copy));
 	for (i = 0; i < e->dynsym_count; i++) {
-		if (wide) {
-			copy[i] = ((const Elf64_Sym *)d->d_buf)[i];
-			continue;
-		}
-		copy[i].st_name = narrow[i].st_name;
-		copy[i].st_value = narrow[i].st_value;
-		copy[i].st_size = narrow[i].st_size;
-		copy[i].st_info = narrow[i].st_info;
-		copy[i].st_other = narrow[i].st_other;
-		copy[i].st_shndx = narrow[i].st_shndx;
+		const unsigned char *p = raw + i * entsize;
+
+		copy[i].st_name = (Elf64_Word)LO_ELF_FIELD(wide, p, Sym, st_name, big);
+		copy[i].st_value = LO_ELF_FIELD(wide, p, Sym, st_value, big);
+		copy[i].st_size = LO_ELF_FIELD(wide, p, Sym, st_size, big);
+		copy[i].st_info = (unsigned char)LO_ELF_FIELD(wide, p, Sym, st_info, big);
+		copy[i].st_other = (unsigned char)LO_ELF_FIELD(wide, p, Sym, st_other, big);
+		copy[i].st_shndx = (Elf64_Section)LO_ELF_FIELD(wide, p, Sym, st_shndx, big);
 	}
+	free(own);
 	e->dynsym = e->dynsym_wide = copy;
 	return 0;
 }
 
-static int keep_versym(lo_elf *e, const scn_ref *r, size_t *count)
+static int keep_versym(lo_elf *e, int fd, const lo_elf_scn *r, size_t *count)
 {
-	Elf_Data *d;
+	const unsigned char *raw;
+	unsigned char *own;
+	size_t i;
+	int err;
 
 	if (!e->foreign) {
 		e->versym = mapped(e, r);
-		*count = r->sh.sh_size / sizeof(GElf_Versym);
-		if ((uintptr_t)e->versym % _Alignof(GElf_Versym))
+		*count = r->sh.sh_size / sizeof(Elf64_Versym);
+		if ((uintptr_t)e->versym % _Alignof(Elf64_Versym))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read symbol versions of '%s': misaligned", e->name);
 		return 0;
 	}
-	/* libelf's translated copy, freed by elf_end */
-	if (!(d = elf_getdata(r->scn, NULL)))
-		return lo_elf_fail(e, "symbol versions");
-	*count = d->d_size / sizeof(GElf_Versym);
-	e->versym_own = lo_xcalloc(*count ? *count : 1, sizeof(GElf_Versym));
-	if (*count)
-		memcpy(e->versym_own, d->d_buf, *count * sizeof(GElf_Versym));
+	if ((err = lo_elf_check_entries(e, r, sizeof(Elf64_Versym), "symbol versions")) < 0 ||
+	    (err = lo_elf_section_bytes(e, fd, r, "symbol versions", &raw, &own)) < 0)
+		return err;
+	*count = r->sh.sh_size / sizeof(Elf64_Versym);
+	e->versym_own = lo_xcalloc(*count ? *count : 1, sizeof(Elf64_Versym));
+	for (i = 0; i < *count; i++)
+		e->versym_own[i] = (Elf64_Versym)lo_elf_word(raw + 2 * i, 2, e->data == ELFDATA2MSB);
+	free(own);
 	e->versym = e->versym_own;
 	return 0;
 }
 
-/* Find the sections lo_elf_open reads, in one pass over the section headers. */
-static int find_tables(lo_elf *e, table_scns *t)
+/* The section header at p, of an object of e's class and byte order. */
+static lo_elf_shdr shdr_at(const lo_elf *e, const unsigned char *p)
 {
-	Elf_Scn *scn = NULL;
-	size_t shnum, strtab;
+	bool wide = e->class == ELFCLASS64, big = e->data == ELFDATA2MSB;
 
-	if (elf_getshdrnum(e->elf, &shnum) < 0)
-		return lo_elf_fail(e, "section headers");
-	if (shnum == 0)
-		return no_sections(e);
-	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
-		scn_ref *r;
-		GElf_Shdr sh;
+	return (lo_elf_shdr){
+		.sh_type = (uint32_t)LO_ELF_FIELD(wide, p, Shdr, sh_type, big),
+		.sh_link = (uint32_t)LO_ELF_FIELD(wide, p, Shdr, sh_link, big),
+		.sh_info = (uint32_t)LO_ELF_FIELD(wide, p, Shdr, sh_info, big),
+		.sh_offset = LO_ELF_FIELD(wide, p, Shdr, sh_offset, big),
+		.sh_size = LO_ELF_FIELD(wide, p, Shdr, sh_size, big),
+		.sh_entsize = LO_ELF_FIELD(wide, p, Shdr, sh_entsize, big),
+	};
+}
 
-		if (!gelf_getshdr(scn, &sh))
-			return lo_elf_fail(e, "section header");
+/*
+ * The number of section headers: e_shnum, or, when that is 0 and there
+ * is a table, section 0's sh_size (gABI: extended numbering, for 65,280
+ * sections or more). Section 0 lies at e_shoff: 0 when it does not.
+ */
+static int shdr_count(lo_elf *e, int fd, const lo_elf_head *h, size_t shsize, size_t *n)
+{
+	lo_elf_scn first = { .present = true, .sh = { .sh_offset = h->shoff, .sh_size = shsize } };
+	const unsigned char *p;
+	unsigned char *own;
+	uint64_t count;
+	int err;
+
+	*n = h->shnum;
+	if (h->shnum || !h->shoff || h->shoff >= e->size || e->size - h->shoff < shsize)
+		return 0;
+	if ((err = lo_elf_section_bytes(e, fd, &first, "section headers", &p, &own)) < 0)
+		return err;
+	count = shdr_at(e, p).sh_size;
+	free(own);
+	/* libelf's bound: a count wider than a section index is no count */
+	if (count > UINT32_MAX)
+		return lo_error_set(LO_EINVALID,
+				    "cannot read section headers of '%s': %llu sections", e->name,
+				    (unsigned long long)count);
+	*n = (size_t)count;
+	return 0;
+}
+
+/*
+ * Find the sections lo_elf_open reads, in one pass over the section
+ * headers, which must lie inside the file.
+ */
+static int find_tables(lo_elf *e, int fd, const lo_elf_head *h, table_scns *t)
+{
+	size_t shsize = e->class == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	size_t shnum, strtab, i;
+	lo_elf_scn table = { .present = true };
+	const unsigned char *tab;
+	unsigned char *own;
+	int err;
+
+	if ((err = shdr_count(e, fd, h, shsize, &shnum)) < 0)
+		return err;
+	if (shnum == 0 || h->shoff >= e->size)
+		return no_sections(e, h);
+	table.sh.sh_offset = h->shoff;
+	table.sh.sh_size = (uint64_t)shnum * shsize;
+	if ((err = lo_elf_section_bytes(e, fd, &table, "section headers", &tab, &own)) < 0)
+		return err;
+	for (i = 0; i < shnum; i++) {
+		lo_elf_shdr sh = shdr_at(e, tab + i * shsize);
+		lo_elf_scn *r;
+
 		switch (sh.sh_type) {
 		case SHT_DYNAMIC: r = &t->dynamic; break;
 		case SHT_DYNSYM: r = &t->dynsym; break;
@@ -577,14 +463,20 @@ static int find_tables(lo_elf *e, table_scns *t)
 		case SHT_HASH: r = &t->sysv_hash; break;
 		default: continue;
 		}
-		*r = (scn_ref){ .scn = scn, .sh = sh };
+		*r = (lo_elf_scn){ .present = true, .index = i, .sh = sh };
 	}
-	strtab = t->dynsym.scn ? t->dynsym.sh.sh_link : t->dynamic.scn ? t->dynamic.sh.sh_link : 0;
-	if (!t->dynsym.scn && !t->dynamic.scn)
-		return 0;
-	if (!(t->dynstr.scn = elf_getscn(e->elf, strtab)) || !gelf_getshdr(t->dynstr.scn, &t->dynstr.sh))
-		return lo_elf_fail(e, "dynamic string table");
-	return 0;
+	if (t->dynsym.present || t->dynamic.present) {
+		strtab = t->dynsym.present ? t->dynsym.sh.sh_link : t->dynamic.sh.sh_link;
+		if (strtab < shnum)
+			t->dynstr = (lo_elf_scn){ .present = true, .index = strtab,
+					       .sh = shdr_at(e, tab + strtab * shsize) };
+		else
+			err = lo_error_set(LO_EINVALID,
+					   "cannot read dynamic string table of '%s': "
+					   "section %zu of %zu", e->name, strtab, shnum);
+	}
+	free(own);
+	return err;
 }
 
 /*
@@ -594,7 +486,7 @@ static int find_tables(lo_elf *e, table_scns *t)
 typedef struct table_span {
 	size_t lo, hi;
 	size_t pieces; /* bytes, each section placed by piece_at */
-	scn_ref *taken[5];
+	lo_elf_scn *taken[5];
 	size_t count;
 } table_span;
 
@@ -604,7 +496,7 @@ typedef struct table_span {
  * aligned there as in the file, and a table misaligned in the file is
  * still refused as misaligned.
  */
-static size_t piece_at(size_t pos, const scn_ref *r)
+static size_t piece_at(size_t pos, const lo_elf_scn *r)
 {
 	return ((pos + 7) & ~(size_t)7) + r->sh.sh_offset % 8;
 }
@@ -613,9 +505,9 @@ static size_t piece_at(size_t pos, const scn_ref *r)
  * Take section r to be read in place: widen the span to hold it, count
  * its bytes; it must lie inside the file.
  */
-static int span_take(lo_elf *e, scn_ref *r, const char *what, table_span *s)
+static int span_take(lo_elf *e, lo_elf_scn *r, const char *what, table_span *s)
 {
-	if (!r->scn)
+	if (!r->present)
 		return 0;
 	if (r->sh.sh_offset > e->size || r->sh.sh_size > e->size - r->sh.sh_offset)
 		return lo_error_set(LO_EINVALID,
@@ -643,24 +535,6 @@ static void buf_reserve(lo_elf_buf *b)
 		b->data = lo_xmalloc(LO_ELF_BUF_MAX);
 }
 
-int lo_elf_read_whole(lo_elf *e, int fd)
-{
-	static const unsigned char native =
-		__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
-	int err;
-
-	if (e->size < EI_NIDENT || e->size > LO_ELF_BUF_MAX)
-		return 0;
-	buf_reserve(e->into);
-	if ((err = read_at(e, fd, e->into->data, e->size, 0)) < 0)
-		return err;
-	if ((unsigned char)e->into->data[EI_DATA] != native)
-		return 0;
-	e->elf = elf_memory(e->into->data, e->size);
-	e->whole = e->elf != NULL;
-	return 0;
-}
-
 /*
  * Read the tables into the caller's buffer (lo_elf_open_private): a
  * private object's pages are the buffer's, already there, where a
@@ -681,14 +555,14 @@ static int copy_tables(lo_elf *e, int fd, table_span *s)
 	if (s->hi - s->lo <= LO_ELF_BUF_MAX) {
 		/* a whole file read holds the span where it lies: span_take keeps it inside */
 		e->base = b->data + (e->whole ? s->lo : 0);
-		return e->whole ? 0 : read_at(e, fd, b->data, s->hi - s->lo, s->lo);
+		return e->whole ? 0 : lo_elf_read_at(e, fd, b->data, s->hi - s->lo, s->lo);
 	}
 	e->base = b->data;
 	for (i = 0; i < s->count; i++) {
-		scn_ref *r = s->taken[i];
+		lo_elf_scn *r = s->taken[i];
 
 		r->at = pos = piece_at(pos, r);
-		if ((err = read_at(e, fd, b->data + pos, r->sh.sh_size, r->sh.sh_offset)) < 0)
+		if ((err = lo_elf_read_at(e, fd, b->data + pos, r->sh.sh_size, r->sh.sh_offset)) < 0)
 			return err;
 		pos += r->sh.sh_size;
 	}
@@ -704,7 +578,7 @@ static int copy_tables(lo_elf *e, int fd, table_span *s)
  * maps the pages around each one read (64 KiB, fault-around), and these
  * stay resident until the mapping is released, so that a whole-file
  * mapping made every object cost its code's pages too. The headers and the
- * small sections are read by libelf with pread.
+ * small sections are read with pread (lo_elf_section_bytes).
  */
 static int map_tables(lo_elf *e, int fd, table_scns *t)
 {
@@ -736,31 +610,30 @@ static int map_tables(lo_elf *e, int fd, table_scns *t)
 	return 0;
 }
 
-int lo_elf_read_tables(lo_elf *e, int fd)
+int lo_elf_read_tables(lo_elf *e, int fd, const lo_elf_head *h)
 {
 	table_scns t = { 0 };
-	verneed_index *index = NULL;
-	size_t index_count = 0, versym_count = 0;
+	size_t versym_count = 0;
 	int err;
 
-	if ((err = find_tables(e, &t)) < 0 || (err = map_tables(e, fd, &t)) != 0)
+	if ((err = find_tables(e, fd, h, &t)) < 0 || (err = map_tables(e, fd, &t)) != 0)
 		return err;
-	if (t.dynstr.scn && (err = keep_dynstr(e, &t)) < 0)
+	if (t.dynstr.present && (err = keep_dynstr(e, &t)) < 0)
 		return err;
-	if (t.dynamic.scn && (err = read_dynamic(e, t.dynamic.scn, &t.dynamic.sh)) < 0)
+	if (t.dynamic.present && (err = lo_elf_read_dynamic(e, fd, &t.dynamic)) < 0)
 		return err;
-	if (t.dynsym.scn && (err = keep_dynsym(e, &t.dynsym)) < 0)
+	if (t.dynsym.present && (err = keep_dynsym(e, fd, &t.dynsym)) < 0)
 		return err;
-	if (t.versym.scn && (err = keep_versym(e, &t.versym, &versym_count)) < 0)
+	if (t.versym.present && (err = keep_versym(e, fd, &t.versym, &versym_count)) < 0)
 		return err;
-	if (t.gnu_hash.scn) {
-		if ((err = keep_words(e, &t.gnu_hash, 4, &e->gnu_hash, &e->gnu_hash_words,
+	if (t.gnu_hash.present) {
+		if ((err = keep_words(e, fd, &t.gnu_hash, 4, &e->gnu_hash, &e->gnu_hash_words,
 				      &e->gnu_hash_own, "GNU hash table")) < 0)
 			return err;
 		gnu_bloom_swap_halves(e);
 	}
-	if (t.sysv_hash.scn &&
-	    (err = keep_words(e, &t.sysv_hash, t.sysv_hash.sh.sh_entsize == 8 ? 8 : 4,
+	if (t.sysv_hash.present &&
+	    (err = keep_words(e, fd, &t.sysv_hash, t.sysv_hash.sh.sh_entsize == 8 ? 8 : 4,
 			      &e->sysv_hash, &e->sysv_hash_words, &e->sysv_hash_own,
 			      "hash table")) < 0)
 		return err;
@@ -769,14 +642,8 @@ int lo_elf_read_tables(lo_elf *e, int fd)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read symbol versions of '%s': %zu entries for %zu symbols",
 				    e->name, versym_count, e->dynsym_count);
-	if (t.verdef.scn && (err = read_verdef(e, t.verdef.scn, &t.verdef.sh)) < 0)
+	if ((t.verdef.present && (err = lo_elf_read_verdef(e, fd, &t.verdef)) < 0) ||
+	    (t.verneed.present && (err = lo_elf_read_verneed(e, fd, &t.verneed)) < 0))
 		return err;
-	if (t.verneed.scn &&
-	    (err = read_verneed(e, t.verneed.scn, &t.verneed.sh, &index, &index_count)) < 0) {
-		free(index);
-		return err;
-	}
-	e->vindex = index;
-	e->vindex_count = index_count;
 	return e->dynsym ? count_undefs(e, fd, &t.dynsym) : 0;
 }
