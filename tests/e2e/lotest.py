@@ -472,7 +472,9 @@ def load_inside(program, paths, timeout=30, first=None):
     _PRELOAD_PROBE): "ok" or "error MSG", one process per path. first: per
     path, the libraries the program has loaded before it (a list each)."""
     probe = WORK / "lotest-preload-probe.so"
-    if not probe.exists():
+    src = WORK / "lotest-preload-probe_so.c"
+    # a work dir kept from a run of an older probe holds that one: built again
+    if not probe.exists() or not src.exists() or src.read_text() != _PRELOAD_PROBE:
         cc(probe, _PRELOAD_PROBE, "-ldl")
     out = []
     for i, p in enumerate(paths):

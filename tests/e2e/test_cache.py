@@ -9,6 +9,7 @@ cache used" / "verdict cache not used (why)"), so a cache never used, or
 always used, fails here.
 """
 import os
+import re
 import shutil
 import time
 
@@ -46,15 +47,23 @@ def scan(build, *args):
 
 
 def same_as_cold(build, used, *args, why=None):
-    """A scan, with the cache, equal to one without; did it use the cache? Its parsed result."""
-    settle()
-    warm = scan(build, *args)
-    cold = scan(build, "--no-cache", *args)
-    assert warm.stdout == cold.stdout, (warm.stderr, cold.stderr)
-    assert ("verdict cache used:" in warm.stderr) == used, warm.stderr
+    """A scan, with the cache, equal to one without; did it use the cache? Its parsed result.
+    A cache spoilt by the machine itself (a test beside this one installing a
+    package into /usr/bin) is kept again, up to twice: only this test's own
+    changes are its subject."""
+    for _ in range(3):
+        settle()
+        warm_ = scan(build, *args)
+        cold = scan(build, "--no-cache", *args)
+        assert warm_.stdout == cold.stdout, (warm_.stderr, cold.stderr)
+        m = re.search(r"verdict cache not used \('([^']*)' changed\)", warm_.stderr)
+        if not (used and m and not m.group(1).startswith(str(lotest.WORK))):
+            break
+        warm(build, *args)
+    assert ("verdict cache used:" in warm_.stderr) == used, warm_.stderr
     if why:
-        assert why in warm.stderr, warm.stderr
-    return lotest.Scan(warm)
+        assert why in warm_.stderr, warm_.stderr
+    return lotest.Scan(warm_)
 
 
 def warm(build, *args):
