@@ -20,6 +20,7 @@ One Wine prefix (WORK/wineprefix, about 10-50 s cold) serves the file.
 """
 import os
 import shutil
+from pathlib import Path
 
 import lotest
 
@@ -28,7 +29,8 @@ CC32 = "i686-w64-mingw32-gcc"
 TAG = ".cp311-win_amd64.pyd"
 WORK = lotest.WORK / "windows"
 PYDIR = WORK / "python"   # python.exe (the probe) and its python311.dll
-PREFIX = WORK / "wineprefix"
+# the build's one prefix (tests/CMakeLists.txt), made by the first test that runs Wine
+PREFIX = Path(os.environ.get("LEFTOVER_WINEPREFIX", WORK / "wineprefix"))
 
 
 def wine():
