@@ -35,6 +35,7 @@
 #include "leftover/shim.h"
 #include "leftover/target.h"
 #include "leftover/trust.h"
+#include "leftover/os.h"
 
 extern char **environ;
 
@@ -197,7 +198,7 @@ static int ask(const char *program, const struct family *f, lo_buf *answer)
 	*arg++ = (char *)f->flag;
 	*arg++ = (char *)f->code;
 	*arg = NULL;
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	if (lo_os_pipe(fds) < 0)
 		return lo_error_set(LO_ERROR, "cannot ask host program '%s' which program it is: "
 				    "pipe: %s", program, strerror(errno));
 	rc = spawn_quiet(&pid, argv, fds[1]);
@@ -526,7 +527,7 @@ typedef struct preloads {
 /*
  * The paths of `pre` for the program that runs at `runs`: ${program_dir}
  * is its directory, symlinks resolved, as the JVM's launcher finds its
- * libjvm.so from /proc/self/exe (under --sysroot, the path as given).
+ * libjvm.so from its own path (under --sysroot, the path as given).
  * Owned, `pre->count` entries.
  */
 static char **preload_paths(lo_resolver *r, const preloads *pre, const char *runs)

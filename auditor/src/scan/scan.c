@@ -18,7 +18,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,6 +33,7 @@
 #include "leftover/origin.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
+#include "leftover/os.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
 
@@ -779,7 +779,7 @@ int lo_scan_run(lo_scan_result **out, const char *const *roots, size_t root_coun
 	 * 3 ms there, for nothing.
 	 */
 	if (mark_tracked_let_go(s))
-		malloc_trim(0);
+		lo_os_heap_trim();
 	if ((err = judge_all(s)) < 0)
 		goto out;
 	/* the state is kept as long as the result: its tables' pages need not be */
