@@ -17,12 +17,12 @@
  * Quarantine and tree are on the same file system in the normal case
  * (.leftover.d sits in the root), so a move is a rename that does not
  * replace (lo_os_rename_noreplace: on Linux one renameat2, atomic), data
- * never copied. A subdirectory mounted from
- * elsewhere fails with EXDEV and is reported like any other failure.
+ * never copied. A subdirectory mounted from elsewhere fails with EXDEV and
+ * is reported like any other failure.
  *
  * A call interrupted by a signal (EINTR: NFS, FUSE, Ctrl-C while a call
- * blocks) is made again (LO_RETRY) rather than turned into a
- * failed file; Ctrl-C itself is honoured between two files.
+ * blocks) is made again (LO_RETRY) rather than turned into a failed file;
+ * Ctrl-C itself is honoured between two files.
  */
 #include <errno.h>
 #include <fcntl.h>
