@@ -31,11 +31,11 @@
 #include "leftover/hosts.h"
 #include "leftover/lock.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 #include "leftover/pyconf.h"
 #include "leftover/shim.h"
 #include "leftover/target.h"
 #include "leftover/trust.h"
-#include "leftover/os.h"
 
 extern char **environ;
 

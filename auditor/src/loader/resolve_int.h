@@ -260,7 +260,7 @@ struct lo_resolver {
 	parsed *newest, *oldest; /* the resident ones, by last use */
 	size_t budget;    /* the caller's, or what the process leaves of `limit` (LO_RESIDENT_BUDGET without) */
 	size_t limit;     /* the process's resident bytes (LO_RESIDENT_LIMIT), 0 with the caller's budget */
-	int statm;        /* lo_os_resident's handle with a limit, else -1 */
+	int memory;       /* lo_os_resident's handle with a limit, else -1 */
 	size_t look_at;   /* with a limit: counted bytes past which the process is looked at again */
 	unsigned since_look; /* with a limit: calls since it was last looked at (LO_LOOK_EVERY) */
 	size_t largest;   /* bytes of the largest object marked resident so far */

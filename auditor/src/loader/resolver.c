@@ -37,7 +37,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	r->by_inode = lo_map_new();
 	r->by_dir = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
-	r->statm = -1;
+	r->memory = -1;
 	if (!(opts && opts->resident_budget))
 		lo_resolver_limit_init(r, opts && opts->resident_limit ? opts->resident_limit
 									: LO_RESIDENT_LIMIT);
@@ -135,7 +135,7 @@ void lo_resolver_free(lo_resolver *r)
 	}
 	for (i = 0; i < LO_RESOLVER_TARGETS; i++)
 		lo_map_free(r->hwcap_dirs[i], NULL);
-	lo_os_resident_close(r->statm);
+	lo_os_resident_close(r->memory);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->dir_lock);

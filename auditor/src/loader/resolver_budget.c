@@ -27,11 +27,11 @@ void lo_resolver_limit_init(lo_resolver *r, size_t limit)
 {
 	size_t anon, file;
 
-	if ((r->statm = lo_os_resident_open()) < 0)
+	if ((r->memory = lo_os_resident_open()) < 0)
 		return;
-	if (!lo_os_resident(r->statm, &anon, &file)) {
-		lo_os_resident_close(r->statm);
-		r->statm = -1;
+	if (!lo_os_resident(r->memory, &anon, &file)) {
+		lo_os_resident_close(r->memory);
+		r->memory = -1;
 		return;
 	}
 	r->limit = limit;
@@ -82,7 +82,7 @@ bool lo_resolver_over_budget(lo_resolver *r, size_t *keep)
 	if (r->limit &&
 	    (r->resident > budget_now(r) || r->resident > r->look_at ||
 	     ++r->since_look >= LO_LOOK_EVERY) &&
-	    lo_os_resident(r->statm, &anon, &file))
+	    lo_os_resident(r->memory, &anon, &file))
 		limit_update(r, anon, file);
 	*keep = budget_now(r) / 4 * 3;
 	return r->resident > budget_now(r);

@@ -31,9 +31,9 @@
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/origin.h"
+#include "leftover/os.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
-#include "leftover/os.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
 
