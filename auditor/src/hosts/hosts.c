@@ -767,7 +767,15 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool 
 		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
 		abort();
 	pthread_mutex_lock(&hs->lock);
-	err = lookup_locked(hs, program, NULL, NULL, &pre, vouched, hint, true, host, program_out);
+	/*
+	 * A rule named for a family ([host "python"]) names a program of that
+	 * family whatever its file is called, as the interpreter the build
+	 * records name is: one entry a program, so both must say the same, or
+	 * which thread came first decided (a tree's "evil-python3" was refused
+	 * as not ELF, or as not to be run).
+	 */
+	err = lookup_locked(hs, program, NULL, family_of("", name) ? name : NULL, &pre, vouched,
+			    hint, true, host, program_out);
 	pthread_mutex_unlock(&hs->lock);
 	free(hint);
 	return err;
