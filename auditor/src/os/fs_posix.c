@@ -90,11 +90,13 @@ int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char 
 		return -1;
 	}
 	/*
-	 * No hard link here: a file system without them (FAT, some FUSE), or a
-	 * file of another user under Linux's protected_hardlinks. Check, then
-	 * rename.
+	 * No hard link here: a file system without them (FAT, some FUSE), a
+	 * file of another user under Linux's protected_hardlinks, or a full
+	 * one where a link takes room a rename does not (tmpfs counts each
+	 * link against its inodes). Check, then rename.
 	 */
-	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK)
+	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK &&
+	    errno != ENOSPC && errno != EDQUOT)
 		return -1;
 	if (LO_RETRY(fstatat(todirfd, toname, &st, AT_SYMLINK_NOFOLLOW)) == 0) {
 		errno = EEXIST;
