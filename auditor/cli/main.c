@@ -1,7 +1,6 @@
 /*
  * main.c - `leftover <command> [options]`: dispatch to one subcommand.
  */
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "leftover/os.h"
 
 struct command {
 	const char *name;
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
-	mallopt(M_TRIM_THRESHOLD, LO_MALLOC_TRIM);
+	lo_os_heap_tune(LO_MALLOC_TRIM);
 	if (argc < 2) {
 		usage(stderr);
 		return LO_EXIT_ERROR;

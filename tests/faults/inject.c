@@ -16,7 +16,8 @@
  *
  *   on=CALL      open (open, openat), stat (stat, lstat, fstatat), read,
  *                pread, write, mmap, readdir (readdir, getdents64), fsync, rename (renameat2,
- *                renameat, rename), unlink (unlinkat, unlink)
+ *                renameat, rename, and linkat: the portable build's rename is a
+ *                link then an unlink, os/fs_posix.c), unlink (unlinkat, unlink)
  *   path=GLOB    fnmatch(3) pattern (no FNM_PATHNAME: '*' crosses '/') on the
  *                absolute path the call touches: for a call taking a path,
  *                that path joined to its directory descriptor's (the source,
@@ -489,6 +490,15 @@ int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpat
 	if (failed(fire_at(C_RENAME, olddirfd, oldpath)))
 		return -1;
 	return real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+	REAL(linkat);
+
+	if (failed(fire_at(C_RENAME, olddirfd, oldpath)))
+		return -1;
+	return real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
 int rename(const char *oldpath, const char *newpath)

@@ -470,6 +470,7 @@ static void test_budget_counts_tables_not_the_span(void **state)
 	lo_load *l;
 	size_t i;
 
+	UNIT_SKIP_WITHOUT_PAGE_DROPS();
 	put("pad.c", "#include <stdio.h>\nstatic const char pad[16 << 20] = { 1 };\n"
 		     "const char *pad_at(int i) { puts(\"pad\"); return pad + i; }\n");
 	put("mpad.c", "const char *pad_at(int i); const char *m(void) { return pad_at(1); }\n");
@@ -605,6 +606,7 @@ static void test_tables_get_what_the_heap_leaves(void **state)
 	char *heap = NULL;
 	size_t i, k;
 
+	UNIT_SKIP_WITHOUT_PAGE_DROPS();
 	build_bigs(6, lib);
 	opts.resident_limit = process_rss() + (2 << 20);
 	assert_int_equal(lo_resolver_new(&r, &opts), 0);
@@ -638,6 +640,7 @@ static void test_an_object_counts_once_read(void **state)
 	lo_resolver *r;
 	size_t i;
 
+	UNIT_SKIP_WITHOUT_PAGE_DROPS();
 	build_bigs(3, lib);
 	opts.resident_budget = 64 << 10;
 	assert_int_equal(lo_resolver_new(&r, &opts), 0);

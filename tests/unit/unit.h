@@ -27,6 +27,18 @@ static inline void sh(const char *fmt, ...)
 }
 
 /*
+ * The portable build (LEFTOVER_PORTABLE, os.h) drops mapped pages only as
+ * a hint and reads no resident memory: a test of what the pages' release
+ * frees, or of the budget that reads the process's memory, has nothing to
+ * measure there and is skipped.
+ */
+#define UNIT_SKIP_WITHOUT_PAGE_DROPS()                                                         \
+	do {                                                                                   \
+		if (LEFTOVER_PORTABLE)                                                         \
+			skip();                                                                \
+	} while (0)
+
+/*
  * Resident KiB, from /proc/self/smaps, of this process's mappings that
  * start at `start` or, with start NULL, that map the file `path`; -1 when
  * there is none.

@@ -45,6 +45,15 @@ const char *lo_strpool_add(lo_strpool *sp, const char *s, size_t n);
 void lo_strpool_dispose(lo_strpool *sp);
 
 /* xmalloc family: abort on allocation failure (see above). */
+/* The last `c` in s[0, n), or NULL: glibc's memrchr, which macOS lacks. */
+char *lo_memrchr(const char *s, char c, size_t n);
+/*
+ * Compare as versions: runs of digits by their value ("python3.9" before
+ * "python3.12"), the rest byte by byte; what glibc's strverscmp does for
+ * names without leading zeros, which are all the names it is used on.
+ */
+int lo_strverscmp(const char *a, const char *b);
+
 void *lo_xmalloc(size_t n);
 void *lo_xcalloc(size_t n, size_t size);
 void *lo_xrealloc(void *p, size_t n);

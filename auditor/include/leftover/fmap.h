@@ -42,8 +42,9 @@ size_t lo_fmap_size(const lo_fmap *m);
 bool lo_fmap_shrank(const lo_fmap *m);
 
 /*
- * Let the kernel drop the pages of n mappings from memory, in one call (far
- * cheaper than one call each: fmap.c says why); a later read brings them
+ * Let the kernel drop the pages of n mappings from memory, in one call where
+ * the system has one (far cheaper than one call each: os/proc_linux.c says
+ * why); a later read brings them
  * back from the file.
  */
 void lo_fmap_release_many(const lo_fmap *const *maps, size_t n);

@@ -8,14 +8,28 @@
  * benchmark tree that was 1,800 context switches a scan. These locks spin
  * a little first, as glibc's adaptive mutexes do, and sleep only after.
  *
- * Owns: how the shared locks are made. Does not own: what they guard.
+ * A lock of a file, in turn, is how two processes take turns: clean and
+ * restore hold ROOT/.leftover.d/lock for their whole run (clean.h).
+ *
+ * Owns: how the shared locks are made (os/proc_linux.c: glibc's adaptive
+ * mutex; os/proc_posix.c: a plain one, which only sleeps sooner) and how a
+ * file is locked (os/lock.c). Does not own: what they guard.
  */
 #ifndef LEFTOVER_LOCK_H
 #define LEFTOVER_LOCK_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 /* Initialise m as a lock that spins briefly before it sleeps; destroy with pthread_mutex_destroy. */
 void lo_lock_init(pthread_mutex_t *m);
+
+/*
+ * Lock the open file `fd` for this process alone, until it is closed;
+ * waiting for another holder when `wait`, else failing with EWOULDBLOCK.
+ * Returns 0, or -1 with errno set (EINTR: a signal came while it waited).
+ * A Windows body: LockFileEx.
+ */
+int lo_lock_file(int fd, bool wait);
 
 #endif

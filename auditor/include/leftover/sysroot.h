@@ -4,10 +4,12 @@
  *
  * An absolute path the loader would read (ld.so.cache, ld.so.conf, a
  * default directory, an absolute RPATH entry, a host program) is opened
- * as if DIR were `/`: with openat2(RESOLVE_IN_ROOT), the kernel resolves
- * `..` and every symlink, absolute ones included, inside DIR, so nothing
- * outside it is read however its links point. Paths inside the scanned
- * trees are read where they are.
+ * as if DIR were `/`: `..` and every symlink, absolute ones included, are
+ * resolved inside DIR, so nothing outside it is read however its links
+ * point. On Linux the kernel does the lookup (openat2's RESOLVE_IN_ROOT,
+ * os/sysroot_linux.c); elsewhere it is made here a component at a time
+ * (os/sysroot_posix.c says what that cannot guard against). Paths inside
+ * the scanned trees are read where they are.
  *
  * Owns: the root's descriptor and opening paths under it. Does not own:
  * which paths the loader reads (resolve.h, ldconfig.h).

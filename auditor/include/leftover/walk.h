@@ -1,8 +1,8 @@
 /*
  * walk.h - enumerate a build tree.
  *
- * The walk reads directories through descriptors (openat, getdents64) and
- * their d_type, calls fstatat only where d_type is unknown, never follows a
+ * The walk reads directories through descriptors (openat, lo_dirstream) and
+ * their entries' types, calls fstatat only where d_type is unknown, never follows a
  * symlinked directory and skips `.git`, `.leftover.d` (clean's quarantine)
  * and `.leftover` (where leftover 0.1 kept it).
  * Every entry that is not a directory is handed to the callback with a path
@@ -39,12 +39,21 @@ typedef int (*lo_walk_fn)(const lo_walk_entry *entry, void *payload);
 int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload);
 
 /*
- * One directory read entry by entry, as the walk reads each: getdents64 on
- * its descriptor into a buffer of its own (no fdopendir, which makes an
- * fcntl and an fstat of every directory), a call interrupted by a signal
- * made again. For a reader of single directories (git_worktree.c) too.
+ * One directory read entry by entry, as the walk reads each, a call
+ * interrupted by a signal made again. For a reader of single directories
+ * (git_worktree.c) too. The Linux body (os/fs_linux.c) reads getdents64 on
+ * the descriptor into a buffer of its own: fdopendir makes an fcntl and an
+ * fstat of every directory, two of the five calls a directory would cost in
+ * a tree of thousands. The POSIX body (os/fs_posix.c) is fdopendir and
+ * readdir.
  */
 typedef struct lo_dirstream lo_dirstream;
+
+/* One entry: borrowed from the stream until its next call. */
+typedef struct lo_dirent {
+	const char *name;
+	unsigned char type; /* DT_REG, DT_DIR, ...; DT_UNKNOWN when the file system does not say */
+} lo_dirent;
 
 /* Read the directory open as `fd`, which the stream owns from here on. */
 lo_dirstream *lo_dirstream_new(int fd);
@@ -55,6 +64,6 @@ int lo_dirstream_fd(const lo_dirstream *d);
  * The next entry but "." and "..", valid until the next call; NULL at the
  * end (errno 0) or on an error (errno set).
  */
-const struct dirent64 *lo_dirstream_next(lo_dirstream *d);
+const lo_dirent *lo_dirstream_next(lo_dirstream *d);
 
 #endif

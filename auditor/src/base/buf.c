@@ -8,6 +8,51 @@
 
 #include "leftover/buf.h"
 
+char *lo_memrchr(const char *s, char c, size_t n)
+{
+	while (n--)
+		if (s[n] == c)
+			return (char *)s + n;
+	return NULL;
+}
+
+/* The end of the run of digits at s. */
+static const char *digits_end(const char *s)
+{
+	while (*s >= '0' && *s <= '9')
+		s++;
+	return s;
+}
+
+int lo_strverscmp(const char *a, const char *b)
+{
+	for (;;) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			const char *ea, *eb;
+			int c;
+
+			while (*a == '0' && a[1] >= '0' && a[1] <= '9')
+				a++;
+			while (*b == '0' && b[1] >= '0' && b[1] <= '9')
+				b++;
+			ea = digits_end(a);
+			eb = digits_end(b);
+			/* the longer run is the greater number; of runs as long, the first digit that differs */
+			if (ea - a != eb - b)
+				return ea - a < eb - b ? -1 : 1;
+			if ((c = memcmp(a, b, (size_t)(ea - a))))
+				return c;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b || !*a)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+}
+
 void *lo_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -119,7 +119,7 @@ char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path)
 				return NULL;
 			}
 			/* from the end: strrchr scanned from the start, quadratic in ".." */
-			p = memrchr(out.ptr, '/', out.len);
+			p = lo_memrchr(out.ptr, '/', out.len);
 			out.len = p ? (size_t)(p - out.ptr) : 0;
 			out.ptr[out.len] = '\0';
 			continue;

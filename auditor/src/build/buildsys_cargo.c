@@ -532,7 +532,7 @@ static char *crate_of(const char *file, bool lib_prefix)
 		file += 3;
 		n -= 3;
 	}
-	dash = memrchr(file, '-', n);
+	dash = lo_memrchr(file, '-', n);
 	if (dash && (size_t)(file + n - dash - 1) == 16 &&
 	    strspn(dash + 1, "0123456789abcdef") >= 16)
 		n = (size_t)(dash - file);

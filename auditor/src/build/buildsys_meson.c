@@ -130,7 +130,7 @@ bool lo_buildsys_is_private(const lo_buildsys *bs, const char *relpath)
 /* Is `name`, as meson logs a program, a Python's: python, python3, python3.12, pypy3? */
 static bool python_named(const char *name, size_t len)
 {
-	const char *base = memrchr(name, '/', len);
+	const char *base = lo_memrchr(name, '/', len);
 
 	if (base) {
 		len -= (size_t)(base + 1 - name);

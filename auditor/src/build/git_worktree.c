@@ -164,7 +164,7 @@ static bool ignored(walk *w, const char *prefix, size_t plen, const char *name)
  * path prefix[0, plen)? Everything in it ignored, or a directory that is
  * so in turn (an empty one too): what the diff, entering untracked
  * directories, passes over. A repository inside is listed by git, and a
- * type getdents does not give is not looked into: both left to libgit2.
+ * type the directory does not give is not looked into: both left to libgit2.
  * Such directories are what a branch switch leaves where its files had
  * ignored ones beside them (__pycache__, objects of an in-source build).
  */
@@ -172,7 +172,7 @@ static bool untracked_unlisted(walk *w, int dfd, const char *prefix, size_t plen
 			       unsigned depth)
 {
 	lo_buf path = LO_BUF_INIT;
-	const struct dirent64 *de;
+	const lo_dirent *de;
 	lo_dirstream *dir;
 	bool ok = true;
 	int fd;
@@ -185,10 +185,10 @@ static bool untracked_unlisted(walk *w, int dfd, const char *prefix, size_t plen
 	lo_buf_puts(&path, name);
 	lo_buf_putc(&path, '/');
 	while (ok && (de = lo_dirstream_next(dir)))
-		ok = strcmp(de->d_name, ".git") &&
-		     (ignored(w, path.ptr, path.len, de->d_name) ||
-		      (de->d_type == DT_DIR &&
-		       untracked_unlisted(w, fd, path.ptr, path.len, de->d_name, depth + 1)));
+		ok = strcmp(de->name, ".git") &&
+		     (ignored(w, path.ptr, path.len, de->name) ||
+		      (de->type == DT_DIR &&
+		       untracked_unlisted(w, fd, path.ptr, path.len, de->name, depth + 1)));
 	ok = ok && errno == 0;
 	lo_dirstream_free(dir);
 	lo_buf_dispose(&path);
@@ -220,16 +220,16 @@ static child *children_of(const walk *w, const unit *u, size_t *n)
  * git would list nothing in?
  */
 static bool name_as_indexed(walk *w, const unit *u, int fd, const child *kids, size_t n,
-			    const struct dirent64 *de)
+			    const lo_dirent *de)
 {
-	child c = { de->d_name, strlen(de->d_name), NULL };
+	child c = { de->name, strlen(de->name), NULL };
 	const char *prefix = w->e[u->lo]->path;
 
-	if (u->plen == 0 && !strcmp(de->d_name, ".git"))
+	if (u->plen == 0 && !strcmp(de->name, ".git"))
 		return true;
 	return bsearch(&c, kids, n, sizeof(*kids), child_cmp) ||
-	       ignored(w, prefix, u->plen, de->d_name) ||
-	       (de->d_type == DT_DIR && untracked_unlisted(w, fd, prefix, u->plen, de->d_name, 0));
+	       ignored(w, prefix, u->plen, de->name) ||
+	       (de->type == DT_DIR && untracked_unlisted(w, fd, prefix, u->plen, de->name, 0));
 }
 
 /* Directory u, open as dir: its names, then the stat of each file it holds. */
@@ -238,7 +238,7 @@ static bool dir_as_indexed(walk *w, const unit *u, lo_dirstream *dir)
 	int fd = lo_dirstream_fd(dir);
 	size_t i, n;
 	child *kids = children_of(w, u, &n);
-	const struct dirent64 *de;
+	const lo_dirent *de;
 	bool ok = true;
 
 	while (ok && (de = lo_dirstream_next(dir)))

@@ -15,13 +15,14 @@
  * the rename took.
  *
  * Quarantine and tree are on the same file system in the normal case
- * (.leftover.d sits in the root), so a move is one renameat2 with
- * RENAME_NOREPLACE: atomic, data never copied. A subdirectory mounted from
- * elsewhere fails with EXDEV and is reported like any other failure.
+ * (.leftover.d sits in the root), so a move is a rename that does not
+ * replace (lo_os_rename_noreplace: on Linux one renameat2, atomic), data
+ * never copied. A subdirectory mounted from elsewhere fails with EXDEV and
+ * is reported like any other failure.
  *
  * A call interrupted by a signal (EINTR: NFS, FUSE, Ctrl-C while a call
- * blocks) is made again (TEMP_FAILURE_RETRY) rather than turned into a
- * failed file; Ctrl-C itself is honoured between two files.
+ * blocks) is made again (LO_RETRY) rather than turned into a failed file;
+ * Ctrl-C itself is honoured between two files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,7 @@
 #include "leftover/clean.h"
 #include "leftover/error.h"
 #include "leftover/git.h"
+#include "leftover/os.h"
 
 struct lo_tree_lock {
 	int rootfd, dotfd, lockfd;
@@ -51,7 +53,7 @@ int lo_tree_lock_new(lo_tree_lock **out, const char *root, bool wait, volatile s
 	int rc;
 
 	*out = NULL;
-	l->rootfd = TEMP_FAILURE_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	l->rootfd = LO_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (l->rootfd < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
 		free(l);
@@ -70,7 +72,7 @@ void lo_tree_lock_free(lo_tree_lock *l)
 {
 	if (!l)
 		return;
-	close(l->lockfd); /* releases the flock */
+	close(l->lockfd); /* releases the lock */
 	close(l->dotfd);
 	close(l->rootfd);
 	free(l);
@@ -207,7 +209,7 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl, const struct t
 		     path, errno == ELOOP || errno == ENOTDIR ? 0 : errno);
 		goto out;
 	}
-	if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), &pl->st,
+	if (LO_RETRY(fstatat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp), &pl->st,
 				       AT_SYMLINK_NOFOLLOW)) < 0) {
 		fail(res, pl->act, "cannot clean '%s'", path, errno);
 		goto out;
@@ -220,7 +222,7 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl, const struct t
 	}
 	if (S_ISLNK(pl->st.st_mode)) {
 		char target[PATH_MAX];
-		ssize_t n = TEMP_FAILURE_RETRY(readlinkat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
+		ssize_t n = LO_RETRY(readlinkat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
 							  target, sizeof(target)));
 
 		if (n < 0) {
@@ -232,7 +234,7 @@ static bool plan_file(lo_clean_result *res, int rootfd, plan *pl, const struct t
 	} else if (S_ISREG(pl->st.st_mode)) {
 		struct stat st;
 
-		fd = TEMP_FAILURE_RETRY(openat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
+		fd = LO_RETRY(openat(lo_dpath_dirfd(&dp), lo_dpath_name(&dp),
 					       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
 		if (fd < 0) {
 			fail(res, pl->act, "cannot open '%s'", path, errno);
@@ -310,7 +312,7 @@ static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
 			snprintf(name, sizeof(name), "%s-%02d", base, i);
 		else
 			snprintf(name, sizeof(name), "%s", base);
-		if (TEMP_FAILURE_RETRY(mkdirat(*qfd, name, 0755)) == 0)
+		if (LO_RETRY(mkdirat(*qfd, name, 0755)) == 0)
 			break;
 		if (errno != EEXIST)
 			return lo_error_set_errno(LO_ERROR, errno, "cannot create quarantine set in "
@@ -323,7 +325,7 @@ static int make_set(lo_clean_result *res, int dotfd, int *qfd, int *stampfd)
 	lo_buf_printf(&q, "%s/" LO_CLEAN_DIR "/" LO_CLEAN_QUARANTINE "/%s", res->root, name);
 	res->quarantine = lo_buf_detach(&q);
 	/* the new set must survive a crash as well as the manifest inside it */
-	if (TEMP_FAILURE_RETRY(fsync(*qfd)) < 0 || TEMP_FAILURE_RETRY(fsync(dotfd)) < 0)
+	if (LO_RETRY(fsync(*qfd)) < 0 || LO_RETRY(fsync(dotfd)) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot flush '%s'", res->quarantine);
 	return 0;
 }
@@ -397,20 +399,20 @@ static void move_links(int rootfd, int stampfd, plan *pl)
 		memset(&dst, 0, sizeof(dst));
 		lo_dpath_init(&src, pl->links[j].path);
 		if (lo_dpath_open(&src, rootfd, false) < 0 ||
-		    TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
+		    LO_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
 					       AT_SYMLINK_NOFOLLOW)) < 0 ||
 		    !same_file(&st, &pl->links[j].st)) {
 			link_stays(pl, j, "left link '%s' to '%s' alone: it changed after the scan", 0);
 		} else if (pl->act->remove) {
-			if ((rc = TEMP_FAILURE_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+			if ((rc = LO_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src),
 							      0))) < 0)
 				link_stays(pl, j, "cannot remove link '%s' to '%s'", errno);
 		} else {
 			lo_dpath_init(&dst, pl->links[j].path);
 			if ((rc = lo_dpath_open(&dst, stampfd, true)) == 0)
-				rc = TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+				rc = lo_os_rename_noreplace(lo_dpath_dirfd(&src), lo_dpath_name(&src),
 								  lo_dpath_dirfd(&dst),
-								  lo_dpath_name(&dst), RENAME_NOREPLACE));
+								  lo_dpath_name(&dst));
 			if (rc < 0)
 				link_stays(pl, j, "cannot move link '%s' to '%s' into the quarantine", errno);
 		}
@@ -443,13 +445,13 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 			fail(res, pl->act, "cannot clean '%s': cannot open its directory", path, errno);
 		goto out;
 	}
-	if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
+	if (LO_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
 				       AT_SYMLINK_NOFOLLOW)) < 0 || !same_file(&st, &pl->st)) {
 		fail(res, pl->act, "left '%s' alone: it was replaced after the scan", path, 0);
 		goto out;
 	}
 	if (pl->act->remove) {
-		if (TEMP_FAILURE_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0)) < 0) {
+		if (LO_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0)) < 0) {
 			fail(res, pl->act, "cannot remove '%s'", path, errno);
 			goto out;
 		}
@@ -460,9 +462,8 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 			fail(res, pl->act, "cannot make room for '%s' in the quarantine", path, errno);
 			goto out;
 		}
-		if (TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&src), lo_dpath_name(&src),
-						 lo_dpath_dirfd(&dst), lo_dpath_name(&dst),
-						 RENAME_NOREPLACE)) < 0) {
+		if (lo_os_rename_noreplace(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+						 lo_dpath_dirfd(&dst), lo_dpath_name(&dst)) < 0) {
 			fail(res, pl->act, errno == EXDEV
 					   ? "cannot move '%s' into the quarantine: another file system"
 					   : "cannot move '%s' into the quarantine",
@@ -475,14 +476,13 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		 * place unless a third file came in the meantime). The rename
 		 * itself sets the ctime; the inode, size and mtime still tell.
 		 */
-		if (TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&dst), lo_dpath_name(&dst), &st,
+		if (LO_RETRY(fstatat(lo_dpath_dirfd(&dst), lo_dpath_name(&dst), &st,
 					       AT_SYMLINK_NOFOLLOW)) == 0 &&
 		    (st.st_dev != pl->st.st_dev || st.st_ino != pl->st.st_ino ||
 		     st.st_size != pl->st.st_size || st.st_mtim.tv_sec != pl->st.st_mtim.tv_sec ||
 		     st.st_mtim.tv_nsec != pl->st.st_mtim.tv_nsec)) {
-			if (TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&dst), lo_dpath_name(&dst),
-							 lo_dpath_dirfd(&src), lo_dpath_name(&src),
-							 RENAME_NOREPLACE)) == 0)
+			if (lo_os_rename_noreplace(lo_dpath_dirfd(&dst), lo_dpath_name(&dst),
+							 lo_dpath_dirfd(&src), lo_dpath_name(&src)) == 0)
 				fail(res, pl->act, "left '%s' alone: it was replaced after the scan",
 				     path, 0);
 			else
@@ -566,7 +566,7 @@ static size_t read_links(int dfd, dir_link **out)
 		    (de->d_type != DT_UNKNOWN || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		     !S_ISLNK(st.st_mode)))
 			continue;
-		len = TEMP_FAILURE_RETRY(readlinkat(dfd, de->d_name, target, sizeof(target) - 1));
+		len = LO_RETRY(readlinkat(dfd, de->d_name, target, sizeof(target) - 1));
 		if (len < 0)
 			continue;
 		target[len] = '\0';
@@ -635,9 +635,9 @@ static void add_link(lo_clean_result *res, const lo_scan_result *scan, const lo_
 	/* a link the current build makes points at its file next time it builds */
 	if (taken(res, rel) || is_tracked(git, res->root, rel) ||
 	    (rule && rule->action == LO_RULES_ACTION_KEEP) || lo_scan_produced(scan, rel) ||
-	    TEMP_FAILURE_RETRY(fstatat(dfd, name, &lp.st, AT_SYMLINK_NOFOLLOW)) < 0 ||
+	    LO_RETRY(fstatat(dfd, name, &lp.st, AT_SYMLINK_NOFOLLOW)) < 0 ||
 	    !S_ISLNK(lp.st.st_mode) || changed_since(&lp.st, &opts->scan_began) ||
-	    (len = TEMP_FAILURE_RETRY(readlinkat(dfd, name, target, sizeof(target)))) < 0) {
+	    (len = LO_RETRY(readlinkat(dfd, name, target, sizeof(target)))) < 0) {
 		free(rel);
 		return;
 	}
@@ -787,7 +787,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 	*out = NULL;
 	if (!opts)
 		opts = &defaults;
-	rootfd = TEMP_FAILURE_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	rootfd = LO_RETRY(open(scan->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 	if (rootfd < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", scan->root);
 	if ((rc = take_lock(scan->root, opts, rootfd, &dotfd, &lockfd)) < 0) {
@@ -837,7 +837,7 @@ out:
 	if (qfd >= 0)
 		close(qfd);
 	if (lockfd >= 0) { /* our own lock, not the caller's */
-		close(lockfd); /* releases the flock */
+		close(lockfd); /* releases the lock */
 		close(dotfd);
 	}
 	close(rootfd);

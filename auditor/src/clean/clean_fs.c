@@ -13,13 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "clean/clean_fs.h"
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/lock.h"
+#include "leftover/os.h"
 #include "leftover/trust.h"
 
 int lo_dpath_init(lo_dpath *p, const char *rel)
@@ -55,11 +56,11 @@ int lo_clean_opendir(int dirfd, const char *name, bool create)
 	int fd;
 
 	for (;;) {
-		fd = TEMP_FAILURE_RETRY(openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		fd = LO_RETRY(openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 						       O_CLOEXEC));
 		if (fd >= 0 || errno != ENOENT || !create)
 			return fd;
-		if (TEMP_FAILURE_RETRY(mkdirat(dirfd, name, 0755)) < 0 && errno != EEXIST)
+		if (LO_RETRY(mkdirat(dirfd, name, 0755)) < 0 && errno != EEXIST)
 			return -1;
 		create = false; /* one try: a racing rmdir is an error, not a loop */
 	}
@@ -155,7 +156,7 @@ static int write_all(int fd, const char *p, size_t n)
 static int ignore_all(int dotfd, const char *root)
 {
 	static const char text[] = "# written by leftover: nothing here is part of the project\n*\n";
-	int fd = TEMP_FAILURE_RETRY(openat(dotfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL |
+	int fd = LO_RETRY(openat(dotfd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL |
 					   O_NOFOLLOW | O_CLOEXEC, 0644)), rc = 0;
 
 	if (fd < 0 && errno == EEXIST)
@@ -188,7 +189,7 @@ int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t
 		*dotfd = -1;
 		return rc;
 	}
-	*lockfd = TEMP_FAILURE_RETRY(openat(*dotfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	*lockfd = LO_RETRY(openat(*dotfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 					    0644));
 	if (*lockfd < 0) {
 		int err = errno;
@@ -198,7 +199,7 @@ int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t
 		return lo_error_set_errno(LO_ERROR, err, "cannot open lock '%s/" LO_CLEAN_DIR "/lock'",
 					  root);
 	}
-	while (flock(*lockfd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+	while (lo_lock_file(*lockfd, wait) < 0) {
 		int err = errno;
 
 		/* a signal: Ctrl-C gives up the wait, any other just interrupted it */
@@ -225,7 +226,7 @@ int lo_clean_lock(int rootfd, const char *root, bool wait, volatile sig_atomic_t
 		return lo_error_set_errno(LO_ERROR, err, "cannot lock '%s/" LO_CLEAN_DIR "/lock'",
 					  root);
 	}
-	/* the pid is for the message above only; the lock itself is the flock */
+	/* the pid is for the message above only; the lock itself is the file's (lo_lock_file) */
 	len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 	if (ftruncate(*lockfd, 0) == 0 && pwrite(*lockfd, pid, (size_t)len, 0) < 0)
 		errno = 0; /* a missing pid only makes the message vaguer */
@@ -240,12 +241,12 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 
 	if (depth > LO_CLEAN_MAX_DEPTH)
 		return lo_error_set(LO_ERROR, "directory '%s' is nested too deeply to remove", name);
-	if ((fd = TEMP_FAILURE_RETRY(openat(dirfd, name,
+	if ((fd = LO_RETRY(openat(dirfd, name,
 					    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		if (errno == ENOTDIR || errno == ELOOP)
-			return TEMP_FAILURE_RETRY(unlinkat(dirfd, name, 0)) < 0
+			return LO_RETRY(unlinkat(dirfd, name, 0)) < 0
 				       ? lo_error_set_errno(LO_ERROR, errno, "cannot remove '%s'", name)
 				       : 0;
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", name);
@@ -257,7 +258,7 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 	while (rc == 0 && (de = lo_clean_readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (TEMP_FAILURE_RETRY(unlinkat(fd, de->d_name, 0)) == 0)
+		if (LO_RETRY(unlinkat(fd, de->d_name, 0)) == 0)
 			continue;
 		if (errno == EISDIR || errno == EPERM)
 			rc = lo_clean_remove_tree(fd, de->d_name, depth + 1);
@@ -268,7 +269,7 @@ int lo_clean_remove_tree(int dirfd, const char *name, int depth)
 	if (rc == 0 && errno)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot list '%s'", name);
 	closedir(d);
-	if (rc == 0 && TEMP_FAILURE_RETRY(unlinkat(dirfd, name, AT_REMOVEDIR)) < 0 && errno != ENOENT)
+	if (rc == 0 && LO_RETRY(unlinkat(dirfd, name, AT_REMOVEDIR)) < 0 && errno != ENOENT)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot remove directory '%s'", name);
 	return rc;
 }
@@ -285,7 +286,7 @@ int lo_clean_write_json(int dirfd, const char *name, const json_t *doc, const ch
 		rc = lo_error_set(LO_ERROR, "cannot write '%s': out of memory", what);
 		goto out;
 	}
-	fd = TEMP_FAILURE_RETRY(openat(dirfd, tmp.ptr,
+	fd = LO_RETRY(openat(dirfd, tmp.ptr,
 				       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
 	if (fd < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot create '%s'", what);
@@ -294,14 +295,14 @@ int lo_clean_write_json(int dirfd, const char *name, const json_t *doc, const ch
 	/* a full disk shows here or at fsync, before anything has moved */
 	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot write '%s'", what);
-	} else if (TEMP_FAILURE_RETRY(fsync(fd)) < 0) {
+	} else if (LO_RETRY(fsync(fd)) < 0) {
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot flush '%s' to disk", what);
 	}
 	if (close(fd) < 0 && rc == 0)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot write '%s'", what);
-	if (rc == 0 && TEMP_FAILURE_RETRY(renameat(dirfd, tmp.ptr, dirfd, name)) < 0)
+	if (rc == 0 && LO_RETRY(renameat(dirfd, tmp.ptr, dirfd, name)) < 0)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot put '%s' in place", what);
-	if (rc == 0 && TEMP_FAILURE_RETRY(fsync(dirfd)) < 0)
+	if (rc == 0 && LO_RETRY(fsync(dirfd)) < 0)
 		rc = lo_error_set_errno(LO_ERROR, errno, "cannot flush the directory of '%s'", what);
 	if (rc < 0)
 		unlinkat(dirfd, tmp.ptr, 0);

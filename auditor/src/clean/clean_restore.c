@@ -5,8 +5,8 @@
  * and is idempotent: a file found in place (the clean was interrupted
  * before it moved, or an earlier restore was) counts as restored, so a
  * restore can itself be interrupted and run again. A file that has
- * reappeared in the tree is never overwritten: renameat2 RENAME_NOREPLACE
- * makes the check and the move one step.
+ * reappeared in the tree is never overwritten: the move does not replace
+ * (lo_os_rename_noreplace; on Linux the check and the move are one step).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +25,7 @@
 #include "leftover/buf.h"
 #include "leftover/clean.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -200,7 +201,7 @@ static json_t *read_manifest(int stampfd, const char *what)
 	json_t *doc;
 	char *text;
 	size_t len;
-	int fd = TEMP_FAILURE_RETRY(openat(stampfd, LO_CLEAN_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+	int fd = LO_RETRY(openat(stampfd, LO_CLEAN_MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
 
 	if (fd < 0) {
 		lo_error_set_errno(LO_ERROR, errno, "cannot open '%s'", what);
@@ -251,7 +252,7 @@ static void restore_one(lo_restore_result *res, lo_restore_entry *e, int rootfd,
 	}
 	lo_dpath_init(&to, e->path);
 	if (lo_dpath_open(&from, stampfd, false) < 0 ||
-	    TEMP_FAILURE_RETRY(fstatat(lo_dpath_dirfd(&from), lo_dpath_name(&from), &st,
+	    LO_RETRY(fstatat(lo_dpath_dirfd(&from), lo_dpath_name(&from), &st,
 				       AT_SYMLINK_NOFOLLOW)) < 0) {
 		/*
 		 * Only ENOENT says the file is not in the set. Any other error
@@ -283,9 +284,8 @@ static void restore_one(lo_restore_result *res, lo_restore_entry *e, int rootfd,
 		res->failed++;
 		goto out;
 	}
-	if (TEMP_FAILURE_RETRY(renameat2(lo_dpath_dirfd(&from), lo_dpath_name(&from),
-					 lo_dpath_dirfd(&to), lo_dpath_name(&to),
-					 RENAME_NOREPLACE)) < 0) {
+	if (lo_os_rename_noreplace(lo_dpath_dirfd(&from), lo_dpath_name(&from),
+					 lo_dpath_dirfd(&to), lo_dpath_name(&to)) < 0) {
 		if (errno == EEXIST) {
 			entry_error(e, "'%s' has reappeared in the tree: kept the quarantined copy", 0);
 			e->refused = true;
@@ -360,7 +360,7 @@ int lo_restore_run(lo_restore_result **out, const char *root, const char *stamp,
 		opts = &defaults;
 	for (i = 0; i < SET_DIRS; i++)
 		qfd[i] = -1;
-	if ((rootfd = TEMP_FAILURE_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))) < 0)
+	if ((rootfd = LO_RETRY(open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC))) < 0)
 		return lo_error_set_errno(LO_ERROR, errno, "cannot open build tree '%s'", root);
 	/* a tree that was never cleaned is left as it is, without a lock file */
 	if (open_quarantines(rootfd, qfd) <= 0) {

@@ -32,6 +32,7 @@
 #include "leftover/hosts.h"
 #include "leftover/lock.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 #include "leftover/pyconf.h"
 #include "leftover/shim.h"
 #include "leftover/target.h"
@@ -199,7 +200,7 @@ static int ask(const char *program, const struct family *f, lo_buf *answer)
 	*arg++ = (char *)f->flag;
 	*arg++ = (char *)f->code;
 	*arg = NULL;
-	if (pipe2(fds, O_CLOEXEC) < 0)
+	if (lo_os_pipe(fds) < 0)
 		return lo_error_set(LO_ERROR, "cannot ask host program '%s' which program it is: "
 				    "pipe: %s", program, strerror(errno));
 	rc = spawn_quiet(&pid, argv, fds[1]);
@@ -539,7 +540,7 @@ typedef struct preloads {
 /*
  * The paths of `pre` for the program that runs at `runs`: ${program_dir}
  * is its directory, symlinks resolved, as the JVM's launcher finds its
- * libjvm.so from /proc/self/exe (under --sysroot, the path as given).
+ * libjvm.so from its own path (under --sysroot, the path as given).
  * Owned, `pre->count` entries.
  */
 static char **preload_paths(lo_resolver *r, const preloads *pre, const char *runs)
@@ -803,7 +804,15 @@ int lo_hosts_for_rule(lo_hosts *hs, const char *program, const char *name, bool 
 		     "--show-origin' says where it is set, --python or --host replace it)", name) < 0)
 		abort();
 	pthread_mutex_lock(&hs->lock);
-	err = lookup_locked(hs, program, NULL, NULL, &pre, vouched, hint, true, host, program_out);
+	/*
+	 * A rule named for a family ([host "python"]) names a program of that
+	 * family whatever its file is called, as the interpreter the build
+	 * records name is: one entry a program, so both must say the same, or
+	 * which thread came first decided (a tree's "evil-python3" was refused
+	 * as not ELF, or as not to be run).
+	 */
+	err = lookup_locked(hs, program, NULL, family_of("", name) ? name : NULL, &pre, vouched,
+			    hint, true, host, program_out);
 	pthread_mutex_unlock(&hs->lock);
 	free(hint);
 	return err;

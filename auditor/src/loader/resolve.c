@@ -609,7 +609,7 @@ static char *one_line(const char *detail)
  */
 static void play_start(proc *p, const got *o, const char *program)
 {
-	/* The program's $ORIGIN comes from /proc/self/exe: symlinks resolved. */
+	/* The program's $ORIGIN comes from the kernel's path of it: symlinks resolved. */
 	char *real = realpath(program, NULL);
 	const char *origin = lo_resolve_keep_dirname(p, real ? real : program);
 

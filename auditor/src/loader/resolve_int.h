@@ -97,7 +97,7 @@ typedef struct parsed {
 #define LO_RESIDENT_BUDGET ((size_t)44 << 20)
 
 /*
- * Where the process's memory can be read (/proc/self/statm), the budget is
+ * Where the process's memory can be read (os.h: lo_os_resident), the budget is
  * what its heap and its other file pages leave of this, worked out again
  * as the tables grow: a scan's heap grows with the tree (its results, a
  * kilobyte or so a candidate), and with a fixed budget so did the peak.
@@ -131,7 +131,7 @@ typedef struct parsed {
  * trees and the real-library tree): scale 1 0.960 times the time (15
  * pairs), median peak 59.7 to 59.4 MiB; scale 4 0.910 times (7 pairs),
  * median peak 60.8 to 60.0 MiB, largest 64.6 to 60.8; real-library tree
- * 0.984 times (12 pairs). A look is one read of /proc/self/statm, about
+ * 0.984 times (12 pairs). A look is one read of /proc/self/statm on Linux, about
  * 200 a scan at scale 1.
  */
 #define LO_LOOK_EVERY 32
@@ -260,7 +260,7 @@ struct lo_resolver {
 	parsed *newest, *oldest; /* the resident ones, by last use */
 	size_t budget;    /* the caller's, or what the process leaves of `limit` (LO_RESIDENT_BUDGET without) */
 	size_t limit;     /* the process's resident bytes (LO_RESIDENT_LIMIT), 0 with the caller's budget */
-	int statm;        /* /proc/self/statm with a limit, else -1 */
+	int memory;       /* lo_os_resident's handle with a limit, else -1 */
 	size_t look_at;   /* with a limit: counted bytes past which the process is looked at again */
 	unsigned since_look; /* with a limit: calls since it was last looked at (LO_LOOK_EVERY) */
 	size_t largest;   /* bytes of the largest object marked resident so far */

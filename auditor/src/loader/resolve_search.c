@@ -132,7 +132,7 @@ static enum try_result try_list(proc *p, const char *list, const char *origin, l
 		return TRY_NEXT;
 	}
 	for (tok = list; *tok; tok = *end ? end + 1 : end) {
-		end = strchrnul(tok, ':');
+		end = tok + strcspn(tok, ":");
 		if (end == tok)
 			continue;
 		lo_resolve_expand_dst(&p->dir, tok, (size_t)(end - tok), origin, p->target);

@@ -21,6 +21,7 @@
 #include "leftover/error.h"
 #include "leftover/ldconfig.h"
 #include "leftover/lock.h"
+#include "leftover/os.h"
 #include "loader/resolve_int.h"
 
 int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
@@ -37,7 +38,7 @@ int lo_resolver_new(lo_resolver **out, const lo_resolver_opts *opts)
 	r->by_inode = lo_map_new();
 	r->by_dir = lo_map_new();
 	r->budget = opts && opts->resident_budget ? opts->resident_budget : LO_RESIDENT_BUDGET;
-	r->statm = -1;
+	r->memory = -1;
 	if (!(opts && opts->resident_budget))
 		lo_resolver_limit_init(r, opts && opts->resident_limit ? opts->resident_limit
 									: LO_RESIDENT_LIMIT);
@@ -135,8 +136,7 @@ void lo_resolver_free(lo_resolver *r)
 	}
 	for (i = 0; i < LO_RESOLVER_TARGETS; i++)
 		lo_map_free(r->hwcap_dirs[i], NULL);
-	if (r->statm >= 0)
-		close(r->statm);
+	lo_os_resident_close(r->memory);
 	pthread_cond_destroy(&r->ready);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->dir_lock);
@@ -847,7 +847,7 @@ bool lo_resolver_in_sysroot(const lo_resolver *r)
 
 bool lo_resolver_has_file(const lo_resolver *r, const char *path)
 {
-	int fd = lo_resolver_open_fd(r, path, O_PATH | O_CLOEXEC);
+	int fd = lo_resolver_open_fd(r, path, lo_os_open_path | O_CLOEXEC);
 
 	if (fd < 0)
 		return false;

@@ -3,32 +3,8 @@
  * (resolve_int.h): the list of resident objects by last use, and the
  * budget they are held to, worked out from the process's own memory.
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <unistd.h>
-
+#include "leftover/os.h"
 #include "loader/resolve_int.h"
-
-/*
- * The process's resident bytes that are not file pages (its heap and
- * stacks), and those that are, from /proc/self/statm; false when it cannot
- * be read.
- */
-static bool process_resident(const lo_resolver *r, size_t *anon, size_t *file)
-{
-	char buf[128];
-	unsigned long long size, pages, shared;
-	ssize_t len = pread(r->statm, buf, sizeof(buf) - 1, 0);
-
-	if (len <= 0)
-		return false;
-	buf[len] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &size, &pages, &shared) != 3 || shared > pages)
-		return false;
-	*anon = (size_t)(pages - shared) * (size_t)sysconf(_SC_PAGESIZE);
-	*file = (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
-	return true;
-}
 
 /*
  * The budget: what the process's heap and its file pages other than the
@@ -51,11 +27,11 @@ void lo_resolver_limit_init(lo_resolver *r, size_t limit)
 {
 	size_t anon, file;
 
-	if ((r->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)) < 0)
+	if ((r->memory = lo_os_resident_open()) < 0)
 		return;
-	if (!process_resident(r, &anon, &file)) {
-		close(r->statm);
-		r->statm = -1;
+	if (!lo_os_resident(r->memory, &anon, &file)) {
+		lo_os_resident_close(r->memory);
+		r->memory = -1;
 		return;
 	}
 	r->limit = limit;
@@ -106,7 +82,7 @@ bool lo_resolver_over_budget(lo_resolver *r, size_t *keep)
 	if (r->limit &&
 	    (r->resident > budget_now(r) || r->resident > r->look_at ||
 	     ++r->since_look >= LO_LOOK_EVERY) &&
-	    process_resident(r, &anon, &file))
+	    lo_os_resident(r->memory, &anon, &file))
 		limit_update(r, anon, file);
 	*keep = budget_now(r) / 4 * 3;
 	return r->resident > budget_now(r);

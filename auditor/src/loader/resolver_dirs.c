@@ -16,6 +16,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/deps.h"
+#include "leftover/os.h"
 #include "loader/resolve_int.h"
 
 /*
@@ -60,7 +61,7 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 		return id;
 	do {
 		if (r->root) {
-			fd = lo_resolver_open_fd(r, dir, O_PATH | O_CLOEXEC);
+			fd = lo_resolver_open_fd(r, dir, lo_os_open_path | O_CLOEXEC);
 			rc = fd < 0 ? -1 : fstat(fd, &st);
 			if (fd >= 0)
 				close(fd);
@@ -162,7 +163,7 @@ unsigned lo_resolver_hwcaps_in(lo_resolver *r, const target_dirs *d, const char 
 		lo_buf_clear(&sub);
 		lo_buf_printf(&sub, "%s%sglibc-hwcaps/%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
 			      d->hwcaps[i]);
-		fd = lo_resolver_open_fd(r, lo_buf_cstr(&sub), O_PATH | O_CLOEXEC);
+		fd = lo_resolver_open_fd(r, lo_buf_cstr(&sub), lo_os_open_path | O_CLOEXEC);
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
 			found |= 1u << i;
 		if (fd >= 0)

@@ -17,17 +17,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
 #include "leftover/fmap.h"
+#include "leftover/os.h"
 
 #define SLOTS_PER_CHUNK 4096
 #define CHUNKS 1024
 #define LO_FMAP_MAX_SLOTS ((size_t)SLOTS_PER_CHUNK * CHUNKS)
+/* Mappings handed to the OS layer at once: as many as Linux's process_madvise takes. */
+#define LO_FMAP_RELEASE_BATCH 1024
 
 typedef struct slot {
 	_Atomic uintptr_t start; /* 0 when unused or unmapped */
@@ -163,54 +164,14 @@ bool lo_fmap_shrank(const lo_fmap *m)
 	return m->slot && atomic_load(&m->slot->shrank);
 }
 
-/*
- * Dropping pages from a mapping that other threads of the process may have
- * used costs a TLB shootdown: an interrupt to every other core running the
- * process. With one madvise per mapping that was over a quarter of a
- * two-thread scan's system time. process_madvise takes many ranges, and
- * recent kernels (measured on 6.18) flush once for all of them. Older ones
- * refuse MADV_DONTNEED there (EINVAL) or do not know PIDFD_SELF (EBADF):
- * then one madvise each, as before.
- */
-#define LO_PIDFD_SELF (-10000) /* linux/pidfd.h, 6.14 */
-#define LO_FMAP_IOV_MAX 1024   /* UIO_MAXIOV */
-
-static atomic_bool batch_refused;
-
-static bool release_batch(const struct iovec *iov, size_t n)
-{
-#ifdef SYS_process_madvise
-	size_t i, total = 0;
-	long got;
-
-	if (atomic_load(&batch_refused))
-		return false;
-	for (i = 0; i < n; i++)
-		total += iov[i].iov_len;
-	got = syscall(SYS_process_madvise, LO_PIDFD_SELF, iov, n, MADV_DONTNEED, 0);
-	if (got >= 0 && (size_t)got == total)
-		return true;
-	if (got < 0 && errno != EINTR && errno != EAGAIN)
-		atomic_store(&batch_refused, true);
-#endif
-	return false;
-}
-
 void lo_fmap_release_many(const lo_fmap *const *maps, size_t n)
 {
-	struct iovec iov[LO_FMAP_IOV_MAX];
-	size_t i, j, k;
+	lo_os_span spans[LO_FMAP_RELEASE_BATCH];
+	size_t i, k;
 
 	for (i = 0; i < n; i += k) {
-		for (k = 0; k < n - i && k < LO_FMAP_IOV_MAX; k++)
-			iov[k] = (struct iovec){ maps[i + k]->base, maps[i + k]->len };
-		if (release_batch(iov, k))
-			continue;
-		/*
-		 * Private read-only file mappings: dropped pages come back from
-		 * the file, so dropping one twice (after a partial batch) is harmless.
-		 */
-		for (j = 0; j < k; j++)
-			madvise(iov[j].iov_base, iov[j].iov_len, MADV_DONTNEED);
+		for (k = 0; k < n - i && k < LO_FMAP_RELEASE_BATCH; k++)
+			spans[k] = (lo_os_span){ maps[i + k]->base, maps[i + k]->len };
+		lo_os_drop_pages(spans, k);
 	}
 }

@@ -1,17 +1,14 @@
 /*
- * lock.c - the locks a scan's threads share (lock.h).
+ * lock.c - the lock of a file (lock.h); the shared mutexes are made by the
+ * process's body of the OS layer (proc_linux.c, proc_posix.c).
  */
+#include <errno.h>
+#include <sys/file.h>
+
 #include "leftover/lock.h"
 
-void lo_lock_init(pthread_mutex_t *m)
+int lo_lock_file(int fd, bool wait)
 {
-	pthread_mutexattr_t a;
-
-	pthread_mutexattr_init(&a);
-#ifdef __GLIBC__
-	/* an enumerator, not a macro, of glibc's; elsewhere a plain mutex, which only sleeps sooner */
-	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-	pthread_mutex_init(m, &a);
-	pthread_mutexattr_destroy(&a);
+	/* flock: Linux, macOS and the BSDs have it, and it is not lost when another descriptor closes */
+	return flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0 ? -1 : 0;
 }

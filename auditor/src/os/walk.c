@@ -12,9 +12,8 @@
  * the walk is not followed either. Types come from d_type; fstatat is
  * called only where the file system leaves it unknown. At LO_WALK_MAX_DEPTH
  * the walk reports the directory (ELOOP) instead of entering it.
- * Directories are read with getdents64 on their descriptor, not through
- * fdopendir, which makes an fcntl and an fstat of every directory: two of
- * the five calls a directory would cost, in a tree of thousands.
+ * Directories are read through lo_dirstream (walk.h), whose Linux body
+ * reads getdents64 on the descriptor (fs_linux.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,17 +29,13 @@
 #include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/lock.h"
+#include "leftover/os.h"
 #include "leftover/walk.h"
 
 #define LO_WALK_MAX_DEPTH 256
 /* Subdirectories waiting in the shared queue, at most, per worker. */
 #define LO_WALK_QUEUE_PER_WORKER 4
 
-struct lo_dirstream {
-	int fd;
-	size_t pos, end; /* the next entry in buf, and the end of what was read */
-	_Alignas(struct dirent64) char buf[32768];
-};
 
 /* A directory handed from one worker to another: open, with its path. */
 typedef struct task {
@@ -164,65 +159,13 @@ static int emit(worker *w, const char *rel, const char *name, int dfd, unsigned 
 	return w->sh->fn(&e, w->sh->payload);
 }
 
-/*
- * A signal handled without SA_RESTART interrupts getdents and openat with
- * EINTR; the directory is fine, so the call is made again (a bounded number
- * of times, so that a signal storm still ends as an error).
- */
-#define LO_WALK_EINTR_TRIES 64
-
-lo_dirstream *lo_dirstream_new(int fd)
-{
-	lo_dirstream *d = lo_xmalloc(sizeof(*d));
-
-	d->fd = fd;
-	d->pos = d->end = 0;
-	return d;
-}
-
-void lo_dirstream_free(lo_dirstream *d)
-{
-	if (!d)
-		return;
-	close(d->fd);
-	free(d);
-}
-
-int lo_dirstream_fd(const lo_dirstream *d) { return d->fd; }
-
-const struct dirent64 *lo_dirstream_next(lo_dirstream *d)
-{
-	const struct dirent64 *de;
-
-	do {
-		if (d->pos >= d->end) {
-			ssize_t n;
-			int tries = 0;
-
-			do
-				n = getdents64(d->fd, d->buf, sizeof(d->buf));
-			while (n < 0 && errno == EINTR && ++tries < LO_WALK_EINTR_TRIES);
-			if (n <= 0) {
-				if (n == 0)
-					errno = 0;
-				return NULL;
-			}
-			d->pos = 0;
-			d->end = (size_t)n;
-		}
-		de = (const struct dirent64 *)(d->buf + d->pos);
-		d->pos += de->d_reclen;
-	} while (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."));
-	return de;
-}
-
 static int open_dir_at(int dfd, const char *name)
 {
 	int fd, tries = 0;
 
 	do
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR && ++tries < LO_WALK_EINTR_TRIES);
+	while (fd < 0 && errno == EINTR && ++tries < LO_OS_EINTR_TRIES);
 	return fd;
 }
 
@@ -240,7 +183,7 @@ static int walk_from(worker *w, task *t)
 	while (depth && rc == 0) {
 		frame *top = &stack[depth - 1];
 		int dfd = lo_dirstream_fd(top->dir);
-		const struct dirent64 *de;
+		const lo_dirent *de;
 		const char *name;
 		unsigned char type;
 		size_t base = path.len;
@@ -257,20 +200,20 @@ static int walk_from(worker *w, task *t)
 		}
 		if (base)
 			lo_buf_putc(&path, '/');
-		lo_buf_puts(&path, de->d_name);
-		name = path.ptr + path.len - strlen(de->d_name);
-		type = de->d_type == DT_UNKNOWN ? stat_type(dfd, de->d_name) : de->d_type;
+		lo_buf_puts(&path, de->name);
+		name = path.ptr + path.len - strlen(de->name);
+		type = de->type == DT_UNKNOWN ? stat_type(dfd, de->name) : de->type;
 		if (type != DT_DIR) {
 			rc = emit(w, path.ptr, name, dfd, type, 0);
-		} else if (!strcmp(de->d_name, ".git") || !strcmp(de->d_name, ".leftover.d") ||
-			   !strcmp(de->d_name, ".leftover")) {
+		} else if (!strcmp(de->name, ".git") || !strcmp(de->name, ".leftover.d") ||
+			   !strcmp(de->name, ".leftover")) {
 			/*
 			 * git's own store and clean's quarantine (clean.h), never build
 			 * output; a .leftover directory is where leftover 0.1 kept it
 			 */
 		} else if (base_depth + depth >= LO_WALK_MAX_DEPTH) {
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
-		} else if ((fd = open_dir_at(dfd, de->d_name)) < 0) {
+		} else if ((fd = open_dir_at(dfd, de->name)) < 0) {
 			rc = emit(w, path.ptr, name, dfd, DT_DIR, errno);
 		} else {
 			/* its stat before its entries (deps.h): a change while it is read shows */

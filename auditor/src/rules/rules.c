@@ -20,6 +20,7 @@
 #include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/git.h"
+#include "leftover/os.h"
 #include "rules/rules_int.h"
 
 /* --- interpreting entries --- */
@@ -119,7 +120,7 @@ static char *newest_match(const char *pattern)
 		return NULL;
 	for (i = 0; i < g.gl_pathc; i++)
 		if (is_executable_file(g.gl_pathv[i]) &&
-		    (!best || strverscmp(g.gl_pathv[i], best) > 0))
+		    (!best || lo_strverscmp(g.gl_pathv[i], best) > 0))
 			best = g.gl_pathv[i];
 	best = best ? lo_xstrdup(best) : NULL;
 	globfree(&g);
@@ -613,16 +614,14 @@ void lo_rules_free(lo_rules *r)
 static const char *rules_beside_program(void)
 {
 	static char dir[PATH_MAX], real[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-	char *slash;
+	char *exe = lo_os_self_exe(), *slash = exe ? strrchr(exe, '/') : NULL;
 	struct stat st;
+	int n = slash ? snprintf(dir, sizeof(dir), "%.*s/%s", (int)(slash - exe), exe,
+				 LEFTOVER_RULES_RELDIR)
+		      : -1;
 
-	if (n <= 0)
-		return NULL;
-	dir[n] = '\0';
-	if (!(slash = strrchr(dir, '/')) ||
-	    (size_t)snprintf(slash + 1, sizeof(dir) - (size_t)(slash + 1 - dir), "%s",
-			     LEFTOVER_RULES_RELDIR) >= sizeof(dir) - (size_t)(slash + 1 - dir))
+	free(exe);
+	if (n < 0 || (size_t)n >= sizeof(dir))
 		return NULL;
 	/* "/usr/bin/../share/leftover/rules" as "/usr/share/leftover/rules" in messages */
 	return realpath(dir, real) && stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? real : NULL;

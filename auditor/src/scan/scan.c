@@ -18,7 +18,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,6 +33,7 @@
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/origin.h"
+#include "leftover/os.h"
 #include "leftover/scan.h"
 #include "leftover/walk.h"
 #include "hosts/pyext.h"
@@ -751,7 +751,7 @@ static int gather_all(scan *s)
 	 * 3 ms there, for nothing.
 	 */
 	if (mark_tracked_let_go(s))
-		malloc_trim(0);
+		lo_os_heap_trim();
 	if ((err = judge_all(s)) < 0)
 		return err;
 	/* the state is kept as long as the result: its tables' pages need not be */

@@ -30,6 +30,7 @@
 #include "leftover/clean.h"
 #include "leftover/deps.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "scan/scan_int.h"
 
 #ifndef LEFTOVER_VERSION
@@ -229,16 +230,20 @@ static void keep(scan *s, lo_deps *deps)
 void lo_scan_cache_keep(scan *s)
 {
 	lo_deps *deps;
-	char exe[4096];
-	ssize_t n;
+	char *exe;
 
 	if (!lo_deps_recording())
 		return;
-	/* the program judging is a dependency too: a new leftover may judge otherwise */
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		exe[n] = '\0';
-		lo_deps_note_path(exe);
+	/*
+	 * The program judging is a dependency too: a new leftover may judge
+	 * otherwise. A build that cannot find its own path (os.h) keeps no cache.
+	 */
+	if (!(exe = lo_os_self_exe())) {
+		lo_deps_free(lo_deps_take());
+		return;
 	}
+	lo_deps_note_path(exe);
+	free(exe);
 	deps = lo_deps_take();
 	s->res->cache.why = s->cache_why;
 	s->res->cache.complaint = s->cache_complaint;

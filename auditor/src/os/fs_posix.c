@@ -1,0 +1,108 @@
+/*
+ * fs_posix.c - the file system calls of os.h and walk.h in plain POSIX:
+ * directories read with fdopendir and readdir, renames that do not replace
+ * made of link and unlink.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "leftover/buf.h"
+#include "leftover/os.h"
+#include "leftover/walk.h"
+
+struct lo_dirstream {
+	DIR *dir;        /* NULL when fdopendir failed: the stream is then empty, with errno */
+	int fd, err;     /* the descriptor (closed with dir) and fdopendir's errno */
+	lo_dirent entry; /* the one lo_dirstream_next returned last */
+};
+
+const int lo_os_open_path = O_RDONLY;
+
+lo_dirstream *lo_dirstream_new(int fd)
+{
+	lo_dirstream *d = lo_xcalloc(1, sizeof(*d));
+
+	d->fd = fd;
+	if (!(d->dir = fdopendir(fd)))
+		d->err = errno;
+	return d;
+}
+
+void lo_dirstream_free(lo_dirstream *d)
+{
+	if (!d)
+		return;
+	if (d->dir)
+		closedir(d->dir);
+	else
+		close(d->fd);
+	free(d);
+}
+
+int lo_dirstream_fd(const lo_dirstream *d) { return d->fd; }
+
+const lo_dirent *lo_dirstream_next(lo_dirstream *d)
+{
+	const struct dirent *de;
+	int tries = 0;
+
+	if (!d->dir) {
+		errno = d->err;
+		return NULL;
+	}
+	for (;;) {
+		errno = 0;
+		if (!(de = readdir(d->dir))) {
+			if (errno == EINTR && ++tries < LO_OS_EINTR_TRIES)
+				continue;
+			return NULL;
+		}
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			break;
+	}
+	/*
+	 * d_type is not POSIX's, but every system this body is for (macOS, the
+	 * BSDs, musl, glibc) has it; the walk stats where it says DT_UNKNOWN
+	 */
+	d->entry = (lo_dirent){ de->d_name, de->d_type };
+	return &d->entry;
+}
+
+int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char *toname)
+{
+	struct stat st;
+	int err;
+
+	/* linkat without AT_SYMLINK_FOLLOW links a symlink itself, as a rename moves it */
+	if (LO_RETRY(linkat(dirfd, name, todirfd, toname, 0)) == 0) {
+		if (LO_RETRY(unlinkat(dirfd, name, 0)) == 0)
+			return 0;
+		/* the old name stays: take the new one back, so that the file is in one place */
+		err = errno;
+		LO_RETRY(unlinkat(todirfd, toname, 0));
+		errno = err;
+		return -1;
+	}
+	/*
+	 * No hard link here: a file system without them (FAT, some FUSE), a
+	 * file of another user under Linux's protected_hardlinks, or a full
+	 * one where a link takes room a rename does not (tmpfs counts each
+	 * link against its inodes). Check, then rename.
+	 */
+	if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EMLINK &&
+	    errno != ENOSPC && errno != EDQUOT)
+		return -1;
+	if (LO_RETRY(fstatat(todirfd, toname, &st, AT_SYMLINK_NOFOLLOW)) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	if (errno != ENOENT)
+		return -1;
+	return (int)LO_RETRY(renameat(dirfd, name, todirfd, toname));
+}
