@@ -64,13 +64,10 @@ static char *fingerprint(const char *dir)
 static void put(const char *dir, const char *rel, const char *text, mode_t mode)
 {
 	char path[8192];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	sh("mkdir -p \"$(dirname '%s')\"", path);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
+	unit_put(dir, rel, text);
 	assert_int_equal(chmod(path, mode), 0);
 }
 

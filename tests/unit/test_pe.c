@@ -37,15 +37,10 @@ static const char DELAY_C[] = "__declspec(dllimport) int beta(void);\n"
 			      "int use(void) { return beta(); }\n"
 			      "void *__delayLoadHelper2(void *d, void **f) { (void)d; return *f; }\n";
 
+/* Write `text` to WORK/name. */
 static void put(const char *name, const char *text)
 {
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", work, name);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
+	unit_put(work, name, text);
 }
 
 static int setup(void **state)

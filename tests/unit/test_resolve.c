@@ -31,13 +31,7 @@ static char work[4096];
 /* Write `text` to WORK/name. */
 static void put(const char *name, const char *text)
 {
-	char path[8192];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", work, name);
-	assert_non_null(f = fopen(path, "w"));
-	fputs(text, f);
-	fclose(f);
+	unit_put(work, name, text);
 }
 
 static int setup(void **state)

@@ -26,6 +26,18 @@ static inline void sh(const char *fmt, ...)
 		fail_msg("command failed: %s", cmd);
 }
 
+/* Write `text` to the file DIR/name (made or emptied). */
+static inline void unit_put(const char *dir, const char *name, const char *text)
+{
+	char path[8192];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
 /*
  * The portable build (LEFTOVER_PORTABLE, os.h) drops mapped pages only as
  * a hint and reads no resident memory: a test of what the pages' release
