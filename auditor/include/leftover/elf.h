@@ -14,8 +14,8 @@
  * Symbol tables are decoded for 32- and 64-bit objects of any machine and
  * either byte order: in place in the order of the machine leftover runs
  * on, translated once into copies at open in the other; which loader
- * judges them is the target's business (target.h). For others only the
- * header is read, which is enough for a loader's "wrong ELF class" skip.
+ * judges them is the target's business (target.h). Another class or byte
+ * order is refused at open, as the loaders refuse it.
  *
  * All strings returned are borrowed from the object and live until
  * lo_elf_free.
@@ -162,8 +162,6 @@ int lo_elf_class(const lo_elf *e);   /* ELFCLASS32 / ELFCLASS64 */
 int lo_elf_data(const lo_elf *e);    /* ELFDATA2LSB / ELFDATA2MSB */
 int lo_elf_machine(const lo_elf *e); /* EM_* */
 int lo_elf_type(const lo_elf *e);    /* ET_DYN, ET_EXEC, ... */
-/* Were its symbol tables read (see above)? Else only its header is known. */
-bool lo_elf_has_tables(const lo_elf *e);
 /* ET_DYN carrying DF_1_PIE: an executable, which dlopen refuses. */
 bool lo_elf_is_pie(const lo_elf *e);
 /* DF_1_NODEFLIB: skip ld.so.cache and the default directories. */

@@ -70,7 +70,7 @@ typedef struct lo_target {
 /*
  * The target of object `e`: of its class, byte order and machine, and of
  * the libc it needs (glibc's, unless it needs another's); NULL when no
- * target is modelled for it or its tables were not read.
+ * target is modelled for it.
  */
 const lo_target *lo_target_of(const lo_elf *e);
 

@@ -41,7 +41,7 @@ bool lo_pyext_exports_init(const lo_elf *e, const char *path)
 	size_t n = strcspn(base, ".");
 	char sym[NAME_MAX + 8];
 
-	if (!lo_elf_has_tables(e) || n == 0 || n > NAME_MAX)
+	if (n == 0 || n > NAME_MAX)
 		return false;
 	snprintf(sym, sizeof(sym), "PyInit_%.*s", (int)n, base);
 	return lo_elf_exports(e, sym);

@@ -780,7 +780,7 @@ int lo_load_simulate_own(lo_load **out, lo_resolver *r, const lo_host *host, con
 	l->elf = o.elf;
 	if (lo_elf_class(o.elf) != p->target->elf_class ||
 	    lo_elf_data(o.elf) != p->target->elf_data ||
-	    lo_elf_machine(o.elf) != p->target->machine || !lo_elf_has_tables(o.elf)) {
+	    lo_elf_machine(o.elf) != p->target->machine) {
 		add_problem(p, LO_PROBLEM_WRONG_CLASS, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
 			    lo_elf_class(o.elf) != p->target->elf_class
 				    ? lo_resolve_fmt("wrong ELF class: %s", lo_resolve_class_name(o.elf))
@@ -827,7 +827,7 @@ int lo_load_start(lo_load **out, lo_resolver *r, const char *program, unsigned f
 		return 0;
 	}
 	l->elf = o.elf;
-	if (!(p->target = lo_target_of(o.elf)) || !lo_elf_has_tables(o.elf)) {
+	if (!(p->target = lo_target_of(o.elf))) {
 		add_problem(p, LO_PROBLEM_WRONG_CLASS, lo_resolve_keep_dup(p, program), NULL, NULL,
 			    NULL, lo_resolve_fmt("ELF machine %d (%s): a program whose loader "
 						 "leftover does not model", lo_elf_machine(o.elf),

@@ -41,7 +41,7 @@ static enum try_result judge_file(proc *p, const char *path, const lo_elf *e, lo
 									 : "big-endian");
 		return TRY_NEXT;
 	}
-	if (lo_elf_machine(e) != p->target->machine || !lo_elf_has_tables(e)) {
+	if (lo_elf_machine(e) != p->target->machine) {
 		if (lk->tried)
 			lo_buf_printf(lk->tried, "%s: ELF machine %d is not %s, skipped\n", path,
 				      lo_elf_machine(e), p->target->arch);

@@ -121,8 +121,6 @@ const lo_target *lo_target_of(const lo_elf *e)
 	const lo_target *first = NULL;
 	size_t i;
 
-	if (!lo_elf_has_tables(e))
-		return NULL;
 	for (i = 0; i < COUNT; i++) {
 		const lo_target *t = &targets[i];
 

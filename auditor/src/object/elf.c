@@ -83,11 +83,9 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 	if ((into && (err = lo_elf_read_whole(e, fd)) < 0) || (err = lo_elf_read_head(e, fd, &h)) < 0)
 		goto fail;
 	/* in this machine's byte order the tables are read in place, else translated */
-	e->tables = (e->class == ELFCLASS64 || e->class == ELFCLASS32) &&
-		    (e->data == ELFDATA2LSB || e->data == ELFDATA2MSB);
 	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
 									   : ELFDATA2MSB);
-	if (e->tables && (err = lo_elf_read_tables(e, fd, &h)) < 0)
+	if ((err = lo_elf_read_tables(e, fd, &h)) < 0)
 		goto fail;
 	e->into = NULL;
 	/* Whatever was read while the file changed (cp over it, say) is not the file. */
@@ -197,7 +195,6 @@ int lo_elf_class(const lo_elf *e) { return e->class; }
 int lo_elf_data(const lo_elf *e) { return e->data; }
 int lo_elf_machine(const lo_elf *e) { return e->machine; }
 int lo_elf_type(const lo_elf *e) { return e->type; }
-bool lo_elf_has_tables(const lo_elf *e) { return e->tables; }
 bool lo_elf_is_pie(const lo_elf *e) { return e->pie; }
 bool lo_elf_nodeflib(const lo_elf *e) { return e->nodeflib; }
 const char *lo_elf_soname(const lo_elf *e) { return e->soname; }

@@ -60,7 +60,7 @@ struct lo_elf {
 	ino_t ino;
 	struct timespec mtime, ctime; /* at open, to tell a file changed in place since */
 	int class, data, machine, type;
-	bool tables, pie, nodeflib; /* tables: the symbol tables below were read */
+	bool pie, nodeflib;
 	bool debug_slot; /* DT_DEBUG: linkers give one to programs only, PIE or not */
 
 	const char *soname, *rpath, *runpath;
