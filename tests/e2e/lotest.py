@@ -162,6 +162,19 @@ def scan(*dirs, args=(), user=None, env=None):
     return Scan(leftover("scan", "--format", "json", *args, *dirs, user=user, env=env))
 
 
+def assert_warm_as_cold(*dirs, args=()):
+    """A scan of dirs answered from the verdict cache (kept by a scan just
+    before, with the same arguments) is the same report, byte for byte, as
+    one judged afresh (--no-cache)."""
+    leftover("scan", "--format", "json", *args, *dirs)
+    time.sleep(0.05)  # past the racy window of what that scan wrote
+    warm = leftover("scan", "--format", "json", "--verbose", *args, *dirs)
+    cold = leftover("scan", "--format", "json", "--no-cache", *args, *dirs)
+    assert "verdict cache used:" in warm.stderr, warm.stderr
+    assert warm.stdout == cold.stdout and warm.returncode == cold.returncode, \
+        (warm.stdout, cold.stdout)
+
+
 def traced_scan(tree, syscalls, trace, fmt="json"):
     """`leftover scan --format FMT TREE` under strace (installed from Debian
     when missing), tracing `syscalls` into TRACE.<tid>, a file a thread

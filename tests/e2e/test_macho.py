@@ -432,6 +432,8 @@ def test_seed_flat_namespace_twobranch():
     assert r.rc == 1, r
     f = r.file(STALE)
     assert f["kind"] == "python-extension" and f["loads"] is False, f
+    # dyld's words, notes and arches as a warm scan keeps them
+    lotest.assert_warm_as_cold(src)
     assert f["verdict"] == "stale" and f["orphan"] is True, f
     (u,) = r.reasons(STALE, "undefined-symbol")
     assert u["symbol"] == "_mlirRegisterAllPasses", u

@@ -288,6 +288,8 @@ def test_loose_modules_agree_with_wine():
     # the same module without python.exe's python311.dll: not judged, and said why
     u = lotest.scan(d)
     assert u.file("python_dll.pyd")["verdict"] == "unjudged", u.file("python_dll.pyd")
+    # Windows' words, notes and arches as a warm scan keeps them
+    lotest.assert_warm_as_cold(d, args=["--python", PYDIR / "python.exe"])
 
 
 WINE_DLLS = "/usr/lib/x86_64-linux-gnu/wine/x86_64-windows"

@@ -48,7 +48,7 @@
 #include "leftover/deps.h"
 #include "leftover/scan.h"
 
-#define LO_CACHE_VERSION 1
+#define LO_CACHE_VERSION 2
 #define LO_CACHE_MAX_BYTES (64u << 20)
 
 /* What a scan needs of a root besides its files to give the result again. */

@@ -51,6 +51,9 @@ typedef struct lo_dyld_target {
 /* The target whose dyld loads `m` (its slice's cpu), or NULL. */
 const lo_dyld_target *lo_dyld_target_of(const lo_macho *m);
 
+/* The target called `name` ("arm64-apple-macos"), or NULL. */
+const lo_dyld_target *lo_dyld_target_named(const char *name);
+
 /*
  * The image at `path`, read once per run (every slice a target loads
  * tried, best first), borrowed from d. Returns as lo_macho_open.

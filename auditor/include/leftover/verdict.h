@@ -72,6 +72,7 @@ typedef enum lo_reason_kind {
 	LO_REASON_LOADER_NOTE, /* no failure: what the loader model assumed (a stand-in for the
 				  system's libraries: Wine's PE DLLs, dyld's text stubs) or
 				  passed over (a delay-loaded DLL) */
+	LO_REASON_KIND_COUNT   /* not a kind: how many there are */
 } lo_reason_kind;
 
 const char *lo_reason_kind_str(lo_reason_kind k); /* "undefined-symbol" */

@@ -119,6 +119,16 @@ static const lo_dyld_target targets[] = {
 	{ "x86_64-apple-macos", x86_64_cpus, 1, python_exports },
 };
 
+const lo_dyld_target *lo_dyld_target_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		if (!strcmp(targets[i].name, name))
+			return &targets[i];
+	return NULL;
+}
+
 const lo_dyld_target *lo_dyld_target_of(const lo_macho *m)
 {
 	const char *cpu = lo_macho_cpu_name(m);

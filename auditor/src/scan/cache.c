@@ -28,7 +28,7 @@
 #include "leftover/clean.h"
 #include "leftover/error.h"
 #include "leftover/origin.h"
-#include "leftover/target.h"
+#include "scan/scan_int.h"
 
 static const char magic[16] = "leftover-cache\n";
 #define NULL_STR 0xffffffffu
@@ -73,6 +73,7 @@ static void put_file(lo_buf *b, const lo_file *f)
 	put_u32(b, (uint32_t)f->verdict);
 	put_str(b, f->host);
 	put_str(b, f->host_rule);
+	put_str(b, f->host_inferred);
 	put_str(b, f->arch);
 	put_u32(b, (uint32_t)f->reason_count);
 	for (i = 0; i < f->reason_count; i++) {
@@ -296,17 +297,16 @@ static void get_file(reader *r, lo_file *f)
 	f->verdict = (lo_verdict)get_enum(r, LO_VERDICT_COUNT);
 	f->host = get_str(r);
 	f->host_rule = get_str(r);
-	/* the target's own static name, as the scan sets it */
+	f->host_inferred = get_str(r);
+	/* the loader's own static name, as the scan sets it */
 	if ((arch = get_str(r))) {
-		const lo_target *t = lo_target_named(arch);
-
-		f->arch = t ? t->name : NULL;
-		r->bad |= !t;
+		f->arch = lo_scan_arch_named(arch);
+		r->bad |= !f->arch;
 		free(arch);
 	}
 	n = get_count(r, 28);
 	for (i = 0; i < n && !r->bad; i++) {
-		lo_reason *x = lo_file_add_reason(f, (lo_reason_kind)get_enum(r, LO_REASON_SUSPECTED + 1),
+		lo_reason *x = lo_file_add_reason(f, (lo_reason_kind)get_enum(r, LO_REASON_KIND_COUNT),
 						  NULL, NULL, NULL, NULL, NULL);
 
 		x->symbol = get_str(r);

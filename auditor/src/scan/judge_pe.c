@@ -80,6 +80,16 @@ static const char *arch_of(uint16_t machine)
 	return NULL;
 }
 
+const char *lo_scan_pe_arch_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < COUNT(machines); i++)
+		if (!strcmp(machines[i].arch, name))
+			return machines[i].arch;
+	return NULL;
+}
+
 /* python3XY.dll / python3.dll: the interpreter's, held by python.exe before any module. */
 static bool python_dll(const char *name)
 {

@@ -121,6 +121,14 @@ void lo_scan_free(scan *s);
  */
 int lo_scan_judge(scan *s, lo_file *slot, const item *it, lo_elf_buf *buf);
 
+/*
+ * The static name of the arch called `name` as lo_file's arch holds it,
+ * whichever loader's it is (ELF targets, Windows' machines, dyld's
+ * targets), or NULL; lo_scan_pe_arch_named for Windows' alone.
+ */
+const char *lo_scan_arch_named(const char *name);
+const char *lo_scan_pe_arch_named(const char *name);
+
 /* Is the file at abs a PE image (MZ, PE signature)? Then lo_scan_judge_pe judges it. */
 bool lo_scan_is_pe(const char *abs);
 /* The facts of the PE candidate at abs, its load played by Windows' loader (judge_pe.c). */
