@@ -28,6 +28,7 @@
 #include <elf.h>
 
 #include "leftover/buf.h"
+#include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "leftover/macho.h"
 #include "leftover/verdict.h"
@@ -84,6 +85,18 @@ static bool under_roots(const scan *s, const char *abs)
  * /usr/lib/python3.11/...), where a relative path would pass a system
  * library off as a file of the scan.
  */
+const char *lo_scan_arch_named(const char *name)
+{
+	const lo_target *t = lo_target_named(name);
+	const lo_dyld_target *d;
+
+	if (t)
+		return t->name;
+	if ((d = lo_dyld_target_named(name)))
+		return d->name;
+	return lo_scan_pe_arch_named(name);
+}
+
 const char *lo_scan_rel_to_root(const scan *s, const char *abs)
 {
 	size_t rlen = strlen(s->res->root);
@@ -197,10 +210,15 @@ static void judge_load(scan *s, lo_file *f, const char *abs, const lo_elf *own,
 	size_t i, waived = 0;
 
 	lo_load_simulate_own(&load, s->resolver, host, abs, own, 0, NULL, NULL);
-	if (infer && !lo_load_ok(load) && !lo_load_changed(load))
-		load = infer_host(s, f, abs, own, load);
-	/* a change under the scan only ever makes a load fail (elf.h) */
-	if (!lo_load_ok(load) && (changed = lo_load_changed(load))) {
+	/* a change under the scan only ever makes a load fail (elf.h); asked once a load */
+	changed = lo_load_ok(load) ? NULL : lo_load_changed(load);
+	if (infer && !changed && !lo_load_ok(load)) {
+		lo_load *plain = load;
+
+		if ((load = infer_host(s, f, abs, own, plain)) != plain)
+			changed = lo_load_ok(load) ? NULL : lo_load_changed(load);
+	}
+	if (changed) {
 		char *why = NULL;
 
 		if (asprintf(&why, "'%s' changed while the scan read it (rewritten in place by "
