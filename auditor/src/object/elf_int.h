@@ -211,8 +211,8 @@ typedef struct lo_elf_scn {
 /*
  * The bytes of section r, checked to lie inside the file: in the copy of
  * the whole file when there is one, else read with pread into *own, which
- * the caller frees. *out is NULL for an empty section. `what` names it in
- * messages. Returns 0 or LO_EINVALID.
+ * the caller frees (nothing, when it fails). *out is NULL for an empty
+ * section. `what` names it in messages. Returns 0 or LO_EINVALID.
  */
 int lo_elf_section_bytes(const lo_elf *e, int fd, const lo_elf_scn *r, const char *what,
 			 const unsigned char **out, unsigned char **own);

@@ -67,6 +67,7 @@ int lo_elf_section_bytes(const lo_elf *e, int fd, const lo_elf_scn *r, const cha
 			 const unsigned char **out, unsigned char **own)
 {
 	uint64_t off = r->sh.sh_offset, size = r->sh.sh_size;
+	int err;
 
 	*out = NULL;
 	*own = NULL;
@@ -84,7 +85,12 @@ int lo_elf_section_bytes(const lo_elf *e, int fd, const lo_elf_scn *r, const cha
 	}
 	*own = lo_xmalloc((size_t)size);
 	*out = *own;
-	return lo_elf_read_at(e, fd, *own, (size_t)size, off);
+	if ((err = lo_elf_read_at(e, fd, *own, (size_t)size, off)) < 0) {
+		/* the caller owns the bytes only when they were read */
+		free(*own);
+		*out = *own = NULL;
+	}
+	return err;
 }
 
 int lo_elf_check_entries(const lo_elf *e, const lo_elf_scn *r, size_t unit, const char *what)

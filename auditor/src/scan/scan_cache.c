@@ -113,7 +113,10 @@ static void take_result(scan *s, lo_cache_entry *e)
 
 		s->build_dirs[i] = r->build_dir;
 		r->build_dir = NULL;
+		/* the top is the build dir, whose copy the scan now owns */
 		s->tops[i] = r->top ? s->build_dirs[i] : NULL;
+		free(r->top);
+		r->top = NULL;
 		s->oldest[i] = r->oldest;
 		for (; at < r->origin_note_at; at++) {
 			lo_array_grow(&s->res->notes, &s->res->note_cap, s->res->note_count + 1,
