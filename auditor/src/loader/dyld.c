@@ -355,7 +355,8 @@ static size_t add_image(lo_dyld_load *l, const lo_macho *m, const char *path, si
 	size_t i = l->image_count, n = lo_macho_dylib_count(m), k;
 
 	lo_array_grow(&l->images, &l->image_cap, i + 1, sizeof(*l->images));
-	l->images[i] = (image){ m, keep(l, path), loader == SIZE_MAX ? i : loader,
+	l->images[i] = (image){ m, lo_strpool_add(&l->pool, path, strlen(path)),
+				loader == SIZE_MAX ? i : loader,
 				lo_xmalloc((n ? n : 1) * sizeof(size_t)), bind };
 	for (k = 0; k < n; k++)
 		l->images[i].deps[k] = SIZE_MAX;

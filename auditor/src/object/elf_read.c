@@ -455,6 +455,8 @@ static int find_tables(lo_elf *e, int fd, const lo_elf_head *h, table_scns *t)
 	table.sh.sh_size = (uint64_t)shnum * shsize;
 	if ((err = lo_elf_section_bytes(e, fd, &table, "section headers", &tab, &own)) < 0)
 		return err;
+	if (!tab) /* a table of no bytes: shnum times the entry size wrapped around */
+		return no_sections(e, h);
 	for (i = 0; i < shnum; i++) {
 		lo_elf_shdr sh = shdr_at(e, tab + i * shsize);
 		lo_elf_scn *r;

@@ -331,7 +331,8 @@ int lo_macho_read_trie(lo_macho *m, const lo_macho_bytes *b, uint32_t off, uint3
 					   "it, loops, or names a symbol too long", m->name);
 			break;
 		}
-		memcpy(name + f.parent_len, f.edge, f.edge_len);
+		if (f.edge_len)
+			memcpy(name + f.parent_len, f.edge, f.edge_len);
 		term = uleb(&c);
 		if (term > (uint64_t)(c.end - c.p)) {
 			c.bad = true;

@@ -98,8 +98,9 @@ static uint64_t rd64(const unsigned char *p)
 
 static int bad(const reader *r, const char *what)
 {
-	return lo_error_set(LO_EINVALID, "cannot read %s of '%s': outside the file or malformed",
-			    what, r->pe->name);
+	lo_error_set(LO_EINVALID, "cannot read %s of '%s': outside the file or malformed", what,
+		     r->pe->name);
+	return LO_EINVALID;
 }
 
 /*

@@ -132,7 +132,7 @@ int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs)
 	f->kind = (n = python_module(m, abs)) ? LO_KIND_PYTHON_EXTENSION : LO_KIND_SHARED_LIBRARY;
 	host.python = n > 0;
 	host.main = host.python ? lo_scan_macho_python(s->opts ? s->opts->python : NULL) : NULL;
-	if ((err = lo_dyld_play(&l, s->dyld, &host, abs)) < 0) {
+	if (lo_dyld_play(&l, s->dyld, &host, abs) < 0) {
 		f->stage = LO_STAGE_UNREADABLE;
 		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, lo_error_last());
 		return 0;
