@@ -63,6 +63,10 @@ SOURCE_DIR = Path(os.environ.get("LEFTOVER_SOURCE_DIR",
 PYTHON = os.environ.get("LEFTOVER_TEST_PYTHON", "/usr/bin/python3")
 WORK = Path(os.environ.get("LEFTOVER_WORK", "/tmp/leftover-e2e"))
 CMAKE = os.environ.get("LEFTOVER_CMAKE", "cmake")
+# the program under test is the portable build (os.h's POSIX bodies): it
+# cannot find its own path, so it keeps no verdict cache, and its rename is
+# a link then an unlink
+PORTABLE = os.environ.get("LEFTOVER_PORTABLE") == "1"
 FIXTURES = SOURCE_DIR / "fixtures"
 
 # Tools we run must not see the test runner's loader settings, or the real
@@ -170,7 +174,7 @@ def assert_warm_as_cold(*dirs, args=()):
     time.sleep(0.05)  # past the racy window of what that scan wrote
     warm = leftover("scan", "--format", "json", "--verbose", *args, *dirs)
     cold = leftover("scan", "--format", "json", "--no-cache", *args, *dirs)
-    assert "verdict cache used:" in warm.stderr, warm.stderr
+    assert PORTABLE or "verdict cache used:" in warm.stderr, warm.stderr
     assert warm.stdout == cold.stdout and warm.returncode == cold.returncode, \
         (warm.stdout, cold.stdout)
 

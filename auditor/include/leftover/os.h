@@ -72,9 +72,12 @@ extern const int lo_os_open_path;
  * Rename dirfd/name to todirfd/toname unless something is there already
  * (then -1 with EEXIST). Linux: renameat2's RENAME_NOREPLACE, atomic. POSIX
  * has no such call: a hard link to the new name (which fails when it
- * exists) then the unlink of the old; where the file system makes no hard
- * links, a check then a plain rename, which a file arriving in between
- * would be overwritten by. Only for files and symlinks, never directories.
+ * exists) then the unlink of the old, so that a process killed between
+ * the two leaves the file under both names (nothing lost), and the next
+ * rename of it between the same names finishes that one; where the file
+ * system makes no hard links, a check then a plain rename, which a file
+ * arriving in between would be overwritten by. Only for files and
+ * symlinks, never directories.
  * Returns 0 or -1 with errno set; EINTR is retried.
  */
 int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char *toname);

@@ -74,6 +74,16 @@ const lo_dirent *lo_dirstream_next(lo_dirstream *d)
 	return &d->entry;
 }
 
+/* Do the two names (not followed) lead to one file? */
+static bool same_file(int dirfd, const char *name, int todirfd, const char *toname)
+{
+	struct stat a, b;
+
+	return fstatat(dirfd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       fstatat(todirfd, toname, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char *toname)
 {
 	struct stat st;
@@ -89,6 +99,13 @@ int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char 
 		errno = err;
 		return -1;
 	}
+	/*
+	 * The new name is the file itself: a move killed between its link and
+	 * its unlink (the one window this body has and renameat2 has not). The
+	 * next move of it, a restore or a clean resumed, finishes that one.
+	 */
+	if (errno == EEXIST && same_file(dirfd, name, todirfd, toname))
+		return (int)LO_RETRY(unlinkat(dirfd, name, 0));
 	/*
 	 * No hard link here: a file system without them (FAT, some FUSE), a
 	 * file of another user under Linux's protected_hardlinks, or a full
