@@ -84,9 +84,22 @@ int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char 
 
 /*
  * The absolute path of the running program, symlinks resolved, owned; NULL
- * when the system cannot say (plain POSIX has no call for it).
+ * when it cannot be told. Linux: /proc/self/exe; macOS:
+ * _NSGetExecutablePath. Plain POSIX has no call for it: there it is the
+ * program's argv[0] (lo_os_set_argv0) resolved the way a shell found it,
+ * against the working directory when it holds a '/', else along PATH, the
+ * first executable file of that name. That is the program unless whoever
+ * started it passed another argv[0] than the file it ran, which a shell
+ * does not do.
  */
 char *lo_os_self_exe(void);
+
+/*
+ * Give the OS layer the program's argv[0], once, at start: before the
+ * working directory or PATH change, and before any thread. It is resolved
+ * here and then, only by the bodies that need it (plain POSIX).
+ */
+void lo_os_set_argv0(const char *argv0);
 
 /* pipe(2) with both ends close-on-exec. Returns 0 or -1 with errno set. */
 int lo_os_pipe(int fds[2]);
