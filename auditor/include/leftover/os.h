@@ -15,18 +15,18 @@
  *                               the shared locks (lock.h)
  *   os/sysroot_{linux,posix}.c  opening paths inside another root (sysroot.h)
  *
- * and os/walk.c, os/fmap.c, os/lock.c are shared by both. ci/check-portable
- * fails the build's lint when a Linux-only call appears anywhere else.
+ * and os/walk.c, os/fmap.c, os/lock.c and os/path.c (path syntax) are
+ * shared by both. ci/check-portable fails the build's lint when a
+ * Linux-only call appears anywhere else.
  *
  * A Windows body (MinGW) is a third file of each pair and must provide:
  * directory streams over FindFirstFileExW; lo_os_rename_noreplace as
  * MoveFileExW without MOVEFILE_REPLACE_EXISTING, a file loaded by a
  * running process (ERROR_SHARING_VIOLATION) returned as EBUSY so that clean
  * reports it and moves on; lo_os_self_exe from GetModuleFileNameW;
- * lo_lock_file over LockFileEx. Paths are still written with '/' and
- * tested for absoluteness by their first byte across the code: a path
- * syntax with drive letters and backslashes (an lo_os_path_* set of calls
- * here) is the Windows port's first step.
+ * lo_lock_file over LockFileEx. A path from the user or the file system is
+ * read through the lo_os_path_* calls below, which know drive letters and
+ * backslashes; leftover writes its own with '/', which Windows takes too.
  *
  * Owns: which system call does the job. Does not own: what the job is for
  * (its caller's module).
@@ -100,6 +100,55 @@ char *lo_os_self_exe(void);
  * here and then, only by the bodies that need it (plain POSIX).
  */
 void lo_os_set_argv0(const char *argv0);
+
+/*
+ * Path syntax: what a path from the user or the file system may look like.
+ * POSIX: '/' separates, a path starting with it is absolute, names are
+ * compared byte for byte. Windows: '\\' separates too, a path is absolute
+ * from a separator (the current drive's root, a UNC "\\\\server\\share"
+ * or a device "\\\\?\\C:\\" path) or from a drive letter and a
+ * separator ("C:\\", "C:/"; "C:x" is relative to that drive's current
+ * directory), and names are compared case-insensitively, as NTFS and FAT
+ * do by default (ASCII letters only here: Windows folds the rest by its
+ * own upper-case table, which no UTF-8 name of a build tree has yet needed).
+ * The loaders' own paths (an RPATH, a dyld install name) are not these:
+ * they are the target's syntax, read by the loader models.
+ *
+ * Each call takes the syntax, so that the tests run both on any system,
+ * and has a form for the syntax of the system this build runs on
+ * (LO_PATH_HOST: Windows with _WIN32), which the rest of the code calls.
+ */
+typedef enum lo_path_syntax { LO_PATH_POSIX, LO_PATH_WINDOWS } lo_path_syntax;
+
+#ifdef _WIN32
+#define LO_PATH_HOST LO_PATH_WINDOWS
+#else
+#define LO_PATH_HOST LO_PATH_POSIX
+#endif
+
+static inline bool lo_os_path_is_separator_in(lo_path_syntax syntax, char c)
+{
+	return c == '/' || (syntax == LO_PATH_WINDOWS && c == '\\');
+}
+bool lo_os_path_is_absolute_in(lo_path_syntax syntax, const char *path);
+/* The last separator in path, as strrchr(path, '/'); NULL when it has none. */
+const char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path);
+/* Two file names compared as the file system does: <0, 0, >0 as strcmp. */
+int lo_os_path_name_cmp_in(lo_path_syntax syntax, const char *a, const char *b);
+
+static inline bool lo_os_path_is_separator(char c) { return lo_os_path_is_separator_in(LO_PATH_HOST, c); }
+static inline bool lo_os_path_is_absolute(const char *path)
+{
+	return lo_os_path_is_absolute_in(LO_PATH_HOST, path);
+}
+static inline const char *lo_os_path_last_separator(const char *path)
+{
+	return lo_os_path_last_separator_in(LO_PATH_HOST, path);
+}
+static inline int lo_os_path_name_cmp(const char *a, const char *b)
+{
+	return lo_os_path_name_cmp_in(LO_PATH_HOST, a, b);
+}
 
 /* pipe(2) with both ends close-on-exec. Returns 0 or -1 with errno set. */
 int lo_os_pipe(int fds[2]);
