@@ -131,8 +131,8 @@ static inline bool lo_os_path_is_separator_in(lo_path_syntax syntax, char c)
 	return c == '/' || (syntax == LO_PATH_WINDOWS && c == '\\');
 }
 bool lo_os_path_is_absolute_in(lo_path_syntax syntax, const char *path);
-/* The last separator in path, as strrchr(path, '/'); NULL when it has none. */
-const char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path);
+/* The last separator in path, or NULL: strrchr(path, '/') (and its char *) in this syntax. */
+char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path);
 /* Two file names compared as the file system does: <0, 0, >0 as strcmp. */
 int lo_os_path_name_cmp_in(lo_path_syntax syntax, const char *a, const char *b);
 
@@ -141,7 +141,7 @@ static inline bool lo_os_path_is_absolute(const char *path)
 {
 	return lo_os_path_is_absolute_in(LO_PATH_HOST, path);
 }
-static inline const char *lo_os_path_last_separator(const char *path)
+static inline char *lo_os_path_last_separator(const char *path)
 {
 	return lo_os_path_last_separator_in(LO_PATH_HOST, path);
 }

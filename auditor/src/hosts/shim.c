@@ -16,6 +16,7 @@
 #include "leftover/buf.h"
 #include "leftover/deps.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "leftover/shim.h"
 
 /* pyenv's shims are under 400 bytes; its version files a few words. */
@@ -67,7 +68,7 @@ static char *shim_root(const char *text)
 	if (strncmp(text, "#!", 2) || !at)
 		return NULL;
 	at += strlen(set);
-	if (!(end = strchr(at, '"')) || memchr(at, '\n', (size_t)(end - at)) || at[0] != '/')
+	if (!(end = strchr(at, '"')) || memchr(at, '\n', (size_t)(end - at)) || !lo_os_path_is_absolute(at))
 		return NULL;
 	root = lo_xstrndup(at, (size_t)(end - at));
 	if (asprintf(&exec, "\nexec \"%s/libexec/pyenv\" exec \"$program\"", root) < 0)
@@ -141,7 +142,7 @@ static char *local_version_file(const char *dir)
 			return lo_buf_detach(&f);
 		}
 		lo_buf_dispose(&f);
-		if (!*d || !(slash = strrchr(d, '/')))
+		if (!*d || !(slash = lo_os_path_last_separator(d)))
 			break;
 		*slash = '\0';
 	}
@@ -155,7 +156,7 @@ static char *current_dir(void)
 	const char *pwd = getenv("PWD");
 	struct stat a, b;
 
-	if (pwd && pwd[0] == '/' && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
+	if (pwd && lo_os_path_is_absolute(pwd) && stat(pwd, &a) == 0 && stat(".", &b) == 0 &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
 		return lo_xstrdup(pwd);
 	return getcwd(NULL, 0);
@@ -225,7 +226,7 @@ static char *system_program(const char *root, const char *name)
 			lo_buf_printf(&b, "%s%s", home, dir + 1);
 		else
 			lo_buf_puts(&b, dir);
-		if (strcmp(lo_buf_cstr(&b), shims) && dir[0] == '/') {
+		if (strcmp(lo_buf_cstr(&b), shims) && lo_os_path_is_absolute(dir)) {
 			lo_buf_printf(&b, "/%s", name);
 			lo_deps_note_path(lo_buf_cstr(&b));
 			if (stat(lo_buf_cstr(&b), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -290,7 +291,7 @@ int lo_shim_resolve(const char *program, char **out, char **how)
 {
 	off_t size = 0;
 	char *text = read_small(program, SHIM_MAX, &size), *root, *versions, *from = NULL;
-	const char *name = strrchr(program, '/');
+	const char *name = lo_os_path_last_separator(program);
 
 	*out = *how = NULL;
 	if (!text)

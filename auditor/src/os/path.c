@@ -18,13 +18,15 @@ bool lo_os_path_is_absolute_in(lo_path_syntax syntax, const char *path)
 	       lo_os_path_is_separator_in(syntax, path[2]);
 }
 
-const char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path)
+char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path)
 {
-	const char *p = path + strlen(path);
+	const char *p;
 
-	while (p > path)
+	if (syntax == LO_PATH_POSIX)
+		return strrchr(path, '/');
+	for (p = path + strlen(path); p > path;)
 		if (lo_os_path_is_separator_in(syntax, *--p))
-			return p;
+			return (char *)p; /* path's own constness, as strrchr */
 	return NULL;
 }
 
