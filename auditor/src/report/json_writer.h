@@ -8,8 +8,8 @@
  * "key": value, empty containers as {} and [], strings escaped as jansson
  * escapes them (\" \\ \b \f \n \r \t, other control bytes \u00XX, every
  * other byte as it is). jansson built an object per file, then escaped it
- * a byte at a time through a callback: 72 % of a warm scan's CPU (the
- * result kept by the verdict cache, bench tree at scale 1).
+ * a byte at a time through a callback: four fifths of the instructions
+ * of a warm scan (the verdict cache's kept result, bench tree at scale 1).
  *
  * Strings must be valid UTF-8 (report.c escapes file names that are not);
  * write errors stick and are returned by lo_json_writer_finish.
