@@ -45,15 +45,24 @@ static void flush_block(lo_json_writer *w)
 	w->len = 0;
 }
 
-static void put(lo_json_writer *w, const char *data, size_t size)
+/* put's way when the block is full: out of line, so that put's usual way is inlined. */
+static __attribute__((noinline)) void put_full(lo_json_writer *w, const char *data, size_t size)
+{
+	flush_block(w);
+	if (size > sizeof(w->block)) {
+		if (fwrite(data, 1, size, w->out) != size)
+			w->rc = -1;
+		return;
+	}
+	memcpy(w->block, data, size);
+	w->len = size;
+}
+
+static inline void put(lo_json_writer *w, const char *data, size_t size)
 {
 	if (size > sizeof(w->block) - w->len) {
-		flush_block(w);
-		if (size > sizeof(w->block)) {
-			if (fwrite(data, 1, size, w->out) != size)
-				w->rc = -1;
-			return;
-		}
+		put_full(w, data, size);
+		return;
 	}
 	memcpy(w->block + w->len, data, size);
 	w->len += size;
