@@ -109,9 +109,13 @@ int lo_cmd_scan(int argc, char **argv)
 	rc = LO_EXIT_CLEAN;
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
-		char *path = lo_scan_rules_path(res, f->path);
+		unsigned on = lo_verdict_rule_states(f->verdict, f->orphan);
+		char *path;
 
-		if (lo_rules_fails(o.rules, path, lo_verdict_rule_states(f->verdict, f->orphan)))
+		if (!on) /* no rule fails a file in none of the states they weigh: no path made */
+			continue;
+		path = lo_scan_rules_path(res, f->path);
+		if (lo_rules_fails(o.rules, path, on))
 			rc = LO_EXIT_FINDINGS;
 		free(path);
 	}

@@ -4,7 +4,7 @@
  * Text output lists only what needs attention (broken, stale, unreadable),
  * one heading line per file and one line per reason under it; --verbose adds
  * the files that are fine and the paths the loader tried. JSON lists every
- * candidate, through jansson.
+ * candidate, written as it is produced (json_writer.h).
  *
  * File names are raw bytes. Text output escapes what a terminal would
  * misrender (control bytes, invalid UTF-8, backslash) as C escapes, so each
@@ -13,14 +13,13 @@
  * bytes in hexadecimal, so nothing is lost.
  */
 #include <dlfcn.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "leftover/buf.h"
 #include "leftover/report.h"
+#include "report/json_writer.h"
 
 /*
  * The Itanium C++ ABI demangler, __cxa_demangle, is libstdc++'s (extern
@@ -305,325 +304,198 @@ int lo_report_write_text(FILE *out, const lo_scan_result *res, unsigned flags)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static json_t *jstr(const char *s)
+/*
+ * Written as it is produced (json_writer.h), a file at a time: the
+ * document is what json_dumpf of the whole tree of values wrote with
+ * JSON_INDENT(1), byte for byte, without the tree (an object per
+ * candidate, then each escaped through a callback).
+ */
+
+/* s as a JSON string: as it is when valid UTF-8, escaped as a path otherwise; null for NULL. */
+static void put_text(lo_json_writer *w, const char *s)
 {
-	json_t *j;
 	char *q;
 
-	if (!s)
-		return json_null();
-	if (valid_utf8(s))
-		return json_string(s);
+	if (!s || valid_utf8(s)) {
+		lo_json_str(w, s);
+		return;
+	}
 	q = lo_report_quote_path(s);
-	j = json_string(q);
+	lo_json_str(w, q);
 	free(q);
-	return j;
 }
 
-static json_t *jtri(lo_tristate t)
+static void put_tri(lo_json_writer *w, lo_tristate t)
 {
-	return t == LO_UNKNOWN ? json_null() : json_boolean(t == LO_TRUE);
+	if (t == LO_UNKNOWN)
+		lo_json_null(w);
+	else
+		lo_json_bool(w, t == LO_TRUE);
 }
 
-static void set_path(json_t *obj, const char *key, const char *path)
+/* The member `key`, and `key`_hex with the exact bytes of a name that is not UTF-8. */
+static void put_path(lo_json_writer *w, const char *key, const char *path)
 {
-	json_object_set_new(obj, key, jstr(path));
-	if (!valid_utf8(path)) {
-		lo_buf hex = LO_BUF_INIT;
-		lo_buf name = LO_BUF_INIT;
-		const unsigned char *p;
+	lo_buf hex = LO_BUF_INIT;
+	lo_buf name = LO_BUF_INIT;
+	const unsigned char *p;
 
-		for (p = (const unsigned char *)path; *p; p++)
-			lo_buf_printf(&hex, "%02x", *p);
-		lo_buf_printf(&name, "%s_hex", key);
-		json_object_set_new(obj, lo_buf_cstr(&name), json_string(lo_buf_cstr(&hex)));
-		lo_buf_dispose(&hex);
-		lo_buf_dispose(&name);
-	}
+	lo_json_key(w, key);
+	put_text(w, path);
+	if (!path || valid_utf8(path))
+		return;
+	for (p = (const unsigned char *)path; *p; p++)
+		lo_buf_printf(&hex, "%02x", *p);
+	lo_buf_printf(&name, "%s_hex", key);
+	lo_json_key(w, lo_buf_cstr(&name));
+	lo_json_str(w, lo_buf_cstr(&hex));
+	lo_buf_dispose(&hex);
+	lo_buf_dispose(&name);
 }
 
-static json_t *reason_json(const lo_reason *r)
+static void put_member(lo_json_writer *w, const char *key, const char *s)
 {
-	json_t *o = json_object();
+	lo_json_key(w, key);
+	put_text(w, s);
+}
 
-	json_object_set_new(o, "kind", json_string(lo_reason_kind_str(r->kind)));
-	json_object_set_new(o, "symbol", jstr(r->symbol));
-	json_object_set_new(o, "version", jstr(r->version));
-	json_object_set_new(o, "library", jstr(r->library));
-	json_object_set_new(o, "object", jstr(r->object));
-	json_object_set_new(o, "detail", jstr(r->detail));
+static void put_reason(lo_json_writer *w, const lo_reason *r)
+{
+	lo_json_object_open(w);
+	put_member(w, "kind", lo_reason_kind_str(r->kind));
+	put_member(w, "symbol", r->symbol);
+	put_member(w, "version", r->version);
+	put_member(w, "library", r->library);
+	put_member(w, "object", r->object);
+	put_member(w, "detail", r->detail);
 	if (r->evidence)
-		json_object_set_new(o, "evidence", json_string(r->evidence));
-	return o;
+		put_member(w, "evidence", r->evidence);
+	lo_json_close(w);
 }
 
-/*
- * json_dumpf hands each token and string piece to its own fwrite: half a
- * million calls, each taking the stream's lock, for a tree of 3,000
- * candidates. They are gathered here and written a block at a time.
- *
- * The document is written a member and a file at a time, not built whole
- * first: built whole it held a JSON object per candidate (a few MB at the
- * bench tree's scale 4) on top of the scan. Each value is dumped by
- * jansson as if at the top, and the sink indents its lines by `depth` to
- * where the value sits, so the text is what one json_dump of the whole
- * document writes.
- */
-#define JSON_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY)
-
-typedef struct json_sink {
-	FILE *out;      /* where the blocks go, or when NULL */
-	lo_buf *mem;    /* into memory */
-	unsigned depth; /* spaces after each line break of the value being dumped */
-	size_t len;
-	char block[1 << 16];
-} json_sink;
-
-/* Where the sink's bytes go: its stream, or its memory. */
-static int json_sink_write(json_sink *s, const char *data, size_t size)
+static void put_file(lo_json_writer *w, const lo_file *f)
 {
-	if (!s->out) {
-		lo_buf_add(s->mem, data, size);
-		return 0;
-	}
-	return fwrite(data, 1, size, s->out) == size ? 0 : -1;
-}
-
-static int json_sink_flush(json_sink *s)
-{
-	size_t n = s->len;
-
-	s->len = 0;
-	return json_sink_write(s, s->block, n);
-}
-
-static int json_sink_put(json_sink *s, const char *data, size_t size)
-{
-	if (size > sizeof(s->block) - s->len) {
-		if (json_sink_flush(s) < 0)
-			return -1;
-		if (size > sizeof(s->block))
-			return json_sink_write(s, data, size);
-	}
-	memcpy(s->block + s->len, data, size);
-	s->len += size;
-	return 0;
-}
-
-static int json_sink_puts(json_sink *s, const char *text)
-{
-	return json_sink_put(s, text, strlen(text));
-}
-
-/* json_dump_callback's writer: a line break (never inside a string: escaped there) is indented. */
-static int json_sink_add(const char *data, size_t size, void *payload)
-{
-	static const char spaces[] = "        ";
-	json_sink *s = payload;
-	const char *nl;
-
-	while (s->depth && (nl = memchr(data, '\n', size))) {
-		size_t n = (size_t)(nl - data) + 1;
-
-		if (json_sink_put(s, data, n) < 0 ||
-		    json_sink_put(s, spaces, s->depth < sizeof(spaces) ? s->depth : sizeof(spaces) - 1) < 0)
-			return -1;
-		data += n;
-		size -= n;
-	}
-	return json_sink_put(s, data, size);
-}
-
-/* Dump v as a value `depth` levels into the document. Takes v. */
-static int json_sink_value(json_sink *s, json_t *v, unsigned depth)
-{
-	int rc;
-
-	s->depth = depth;
-	rc = json_dump_callback(v, json_sink_add, s, JSON_FLAGS);
-	s->depth = 0;
-	json_decref(v);
-	return rc;
-}
-
-/* Write obj's members as the document's own; `more`: members follow them. Takes obj. */
-static int json_sink_members(json_sink *s, json_t *obj, bool more)
-{
-	size_t left = json_object_size(obj);
-	const char *key;
-	json_t *v;
-	int rc = 0;
-
-	json_object_foreach(obj, key, v) {
-		if (rc < 0 || json_sink_puts(s, " \"") < 0 || json_sink_puts(s, key) < 0 ||
-		    json_sink_puts(s, "\": ") < 0 || json_sink_value(s, json_incref(v), 1) < 0 ||
-		    json_sink_puts(s, --left || more ? ",\n" : "\n") < 0)
-			rc = -1;
-	}
-	json_decref(obj);
-	return rc;
-}
-
-static json_t *file_json(const lo_file *f)
-{
-	json_t *o = json_object(), *reasons = json_array();
 	size_t j;
 
-	set_path(o, "path", f->path);
+	lo_json_object_open(w);
+	put_path(w, "path", f->path);
 	if (f->target)
-		set_path(o, "target", f->target);
-	json_object_set_new(o, "kind", json_string(lo_kind_str(f->kind)));
-	json_object_set_new(o, "loads", jtri(f->loads));
+		put_path(w, "target", f->target);
+	put_member(w, "kind", lo_kind_str(f->kind));
+	lo_json_key(w, "loads");
+	put_tri(w, f->loads);
 	/* true, false, null, or "suspected": unknown by the records, suggested by the tree and git */
-	json_object_set_new(o, "orphan",
-			    f->suspected && f->orphan == LO_UNKNOWN ? json_string("suspected")
-								    : jtri(f->orphan));
-	json_object_set_new(o, "tracked", jtri(f->tracked));
-	json_object_set_new(o, "verdict", json_string(lo_verdict_str(f->verdict)));
-	json_object_set_new(o, "host", jstr(f->host));
-	json_object_set_new(o, "host_rule", jstr(f->host_rule));
-	json_object_set_new(o, "host_inferred", jstr(f->host_inferred));
-	json_object_set_new(o, "arch", jstr(f->arch));
+	lo_json_key(w, "orphan");
+	if (f->suspected && f->orphan == LO_UNKNOWN)
+		lo_json_str(w, "suspected");
+	else
+		put_tri(w, f->orphan);
+	lo_json_key(w, "tracked");
+	put_tri(w, f->tracked);
+	put_member(w, "verdict", lo_verdict_str(f->verdict));
+	put_member(w, "host", f->host);
+	put_member(w, "host_rule", f->host_rule);
+	put_member(w, "host_inferred", f->host_inferred);
+	put_member(w, "arch", f->arch);
+	lo_json_key(w, "reasons");
+	lo_json_array_open(w);
 	for (j = 0; j < f->reason_count; j++)
-		json_array_append_new(reasons, reason_json(&f->reasons[j]));
-	json_object_set_new(o, "reasons", reasons);
-	return o;
+		put_reason(w, &f->reasons[j]);
+	lo_json_close(w);
+	lo_json_close(w);
 }
 
-/* The members after "files": notes, trees, summary. */
-static json_t *tail_json(const lo_scan_result *res)
+/* "trees": where each root's build came from (origin.h). */
+static void put_origins(lo_json_writer *w, const lo_scan_result *res)
 {
-	json_t *doc = json_object(), *notes = json_array(), *trees = json_array();
-	json_t *sum = json_object();
 	size_t i;
 
-	for (i = 0; i < res->note_count; i++)
-		json_array_append_new(notes, jstr(res->notes[i]));
-	for (i = 0; i < res->detail_count; i++) /* a document holds everything */
-		json_array_append_new(notes, jstr(res->details[i]));
-	json_object_set_new(doc, "notes", notes);
+	lo_json_key(w, "trees");
+	lo_json_array_open(w);
 	for (i = 0; i < res->origin_count; i++) {
 		const lo_scan_origin *og = &res->origins[i];
-		json_t *t = json_object(), *last = json_null();
 
-		set_path(t, "build", og->build);
-		set_path(t, "source", og->source);
-		json_object_set_new(t, "commit", jstr(og->commit));
-		json_object_set_new(t, "branch", jstr(og->branch));
-		json_object_set_new(t, "dirty", og->commit ? json_boolean(og->dirty) : json_null());
-		if (og->last_commit)
-			last = json_pack("{s:o, s:o, s:o}", "commit", jstr(og->last_commit),
-					 "branch", jstr(og->last_branch), "time",
-					 jstr(og->last_time));
-		json_object_set_new(t, "previous", last);
-		json_array_append_new(trees, t);
+		lo_json_object_open(w);
+		put_path(w, "build", og->build);
+		put_path(w, "source", og->source);
+		put_member(w, "commit", og->commit);
+		put_member(w, "branch", og->branch);
+		lo_json_key(w, "dirty");
+		if (og->commit)
+			lo_json_bool(w, og->dirty);
+		else
+			lo_json_null(w);
+		lo_json_key(w, "previous");
+		if (og->last_commit) {
+			lo_json_object_open(w);
+			put_member(w, "commit", og->last_commit);
+			put_member(w, "branch", og->last_branch);
+			put_member(w, "time", og->last_time);
+			lo_json_close(w);
+		} else {
+			lo_json_null(w);
+		}
+		lo_json_close(w);
 	}
-	json_object_set_new(doc, "trees", trees);
-	trees = json_array();
-	for (i = 0; i < res->tree_count; i++) {
-		json_t *t = json_object();
-
-		set_path(t, "dir", res->trees[i].dir);
-		json_object_set_new(t, "system", jstr(res->trees[i].system));
-		json_object_set_new(t, "records", jstr(res->trees[i].records));
-		json_object_set_new(t, "withheld", json_boolean(res->trees[i].withheld));
-		json_array_append_new(trees, t);
-	}
-	json_object_set_new(doc, "build_trees", trees);
-	json_object_set_new(sum, "files", json_integer((json_int_t)res->summary.files));
-	json_object_set_new(sum, "bookkeeping", json_integer((json_int_t)res->summary.bookkeeping));
-	for (i = 0; i < LO_VERDICT_COUNT; i++)
-		json_object_set_new(sum, lo_verdict_str((lo_verdict)i),
-				    json_integer((json_int_t)res->summary.by_verdict[i]));
-	json_object_set_new(doc, "summary", sum);
-	return doc;
+	lo_json_close(w);
 }
 
-static json_sink *json_sink_new(FILE *out, lo_buf *mem)
-{
-	json_sink *s = lo_xmalloc(sizeof(*s));
-
-	s->out = out;
-	s->mem = mem;
-	s->depth = 0;
-	s->len = 0;
-	return s;
-}
-
-/* The entries of "files" from `from` to `to` (not included). */
-static int json_sink_files(json_sink *s, const lo_scan_result *res, size_t from, size_t to)
+/* The members after "files": notes, trees, build trees, summary. */
+static void put_tail(lo_json_writer *w, const lo_scan_result *res)
 {
 	size_t i;
-	int rc = 0;
 
-	for (i = from; i < to && rc >= 0; i++) {
-		rc |= json_sink_puts(s, i ? ",\n  " : "\n  ");
-		rc |= json_sink_value(s, file_json(&res->files[i]), 2);
+	lo_json_key(w, "notes");
+	lo_json_array_open(w);
+	for (i = 0; i < res->note_count; i++)
+		put_text(w, res->notes[i]);
+	for (i = 0; i < res->detail_count; i++) /* a document holds everything */
+		put_text(w, res->details[i]);
+	lo_json_close(w);
+	put_origins(w, res);
+	lo_json_key(w, "build_trees");
+	lo_json_array_open(w);
+	for (i = 0; i < res->tree_count; i++) {
+		lo_json_object_open(w);
+		put_path(w, "dir", res->trees[i].dir);
+		put_member(w, "system", res->trees[i].system);
+		put_member(w, "records", res->trees[i].records);
+		lo_json_key(w, "withheld");
+		lo_json_bool(w, res->trees[i].withheld);
+		lo_json_close(w);
 	}
-	return rc;
-}
-
-/*
- * The files are most of the document, and jansson escapes them a byte at
- * a time: 9 ms of a 230 ms scan at bench scale 1, on one thread, after
- * the judging. Past FILES_SPLIT files, a second thread writes the later
- * half into memory (half the text: 1.8 MB at scale 4, once the tables'
- * pages are gone) while the caller's writes the first half out.
- */
-#define FILES_SPLIT 512
-
-typedef struct files_half {
-	const lo_scan_result *res;
-	lo_buf text;
-	int rc;
-} files_half;
-
-static void *json_later_half(void *arg)
-{
-	files_half *h = arg;
-	json_sink *s = json_sink_new(NULL, &h->text);
-
-	h->rc = json_sink_files(s, h->res, h->res->file_count / 2, h->res->file_count);
-	h->rc |= json_sink_flush(s);
-	free(s);
-	return NULL;
-}
-
-static int json_sink_all_files(json_sink *s, const lo_scan_result *res)
-{
-	files_half later = { res, LO_BUF_INIT, 0 };
-	pthread_t thread;
-	int rc;
-
-	if (res->file_count < FILES_SPLIT || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
-	    pthread_create(&thread, NULL, json_later_half, &later) != 0)
-		return json_sink_files(s, res, 0, res->file_count);
-	rc = json_sink_files(s, res, 0, res->file_count / 2);
-	pthread_join(thread, NULL);
-	rc |= later.rc;
-	if (rc >= 0)
-		rc |= json_sink_put(s, later.text.ptr, later.text.len);
-	lo_buf_dispose(&later.text);
-	return rc;
+	lo_json_close(w);
+	lo_json_key(w, "summary");
+	lo_json_object_open(w);
+	lo_json_key(w, "files");
+	lo_json_int(w, (long long)res->summary.files);
+	lo_json_key(w, "bookkeeping");
+	lo_json_int(w, (long long)res->summary.bookkeeping);
+	for (i = 0; i < LO_VERDICT_COUNT; i++) {
+		lo_json_key(w, lo_verdict_str((lo_verdict)i));
+		lo_json_int(w, (long long)res->summary.by_verdict[i]);
+	}
+	lo_json_close(w);
 }
 
 int lo_report_write_json(FILE *out, const lo_scan_result *res)
 {
-	json_sink *sink = json_sink_new(out, NULL);
-	json_t *head = json_object();
+	lo_json_writer *w = lo_json_writer_new(out);
+	size_t i;
 	int rc;
 
-	json_object_set_new(head, "leftover", json_integer(1));
-	set_path(head, "root", res->root);
-	/* each call below is made whatever the last returned (they take their values): -1 sticks */
-	rc = json_sink_puts(sink, "{\n");
-	rc |= json_sink_members(sink, head, true);
-	rc |= json_sink_puts(sink, " \"files\": [");
-	rc |= json_sink_all_files(sink, res);
-	rc |= json_sink_puts(sink, res->file_count ? "\n ],\n" : "],\n");
-	rc |= json_sink_members(sink, tail_json(res), false);
-	rc |= json_sink_puts(sink, "}\n");
-	rc |= json_sink_flush(sink);
-	free(sink);
-	return rc < 0 || ferror(out) ? -1 : 0;
+	lo_json_object_open(w);
+	lo_json_key(w, "leftover");
+	lo_json_int(w, 1);
+	put_path(w, "root", res->root);
+	lo_json_key(w, "files");
+	lo_json_array_open(w);
+	for (i = 0; i < res->file_count; i++)
+		put_file(w, &res->files[i]);
+	lo_json_close(w);
+	put_tail(w, res);
+	lo_json_close(w);
+	rc = lo_json_writer_finish(w);
+	lo_json_writer_free(w);
+	return rc;
 }
