@@ -689,16 +689,27 @@ void lo_scan_free(scan *s)
 	free(s);
 }
 
-/* What the hosts have to say, into the result: notes, and details for --verbose. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * What the hosts have to say, into the result: notes, and details for
+ * --verbose. A host says its piece when the first file needs it, on
+ * whichever job gets there first: sorted, the report is the same every run.
+ */
 static void take_host_notes(scan *s)
 {
-	size_t i, cap = 0;
+	size_t i, from = s->res->note_count, cap = 0, before = s->res->detail_count;
 
 	for (i = 0; lo_hosts_note(s->hosts, i); i++)
 		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
+	qsort(s->res->notes + from, s->res->note_count - from, sizeof(char *), cmp_str);
 	for (i = 0; lo_hosts_detail(s->hosts, i); i++)
 		lo_strv_add_unique(&s->res->details, &s->res->detail_count, &cap,
 				   lo_hosts_detail(s->hosts, i));
+	qsort(s->res->details + before, s->res->detail_count - before, sizeof(char *), cmp_str);
 }
 
 bool lo_scan_produced(const lo_scan_result *res, const char *path)
