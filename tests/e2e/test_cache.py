@@ -301,5 +301,75 @@ def test_clear_cache():
     warm(build)
 
 
+MANY = 12
+_many = {}
+
+
+def many():
+    """A CMake + Ninja tree of MANY libraries in lib/, and lib/libuser.so
+    bound to lib/libl0.so, built once for the file: the build dir."""
+    if not _many:
+        d = lotest.workdir("cache-many")
+        src = d / "src"
+        src.mkdir()
+        cm = ["cmake_minimum_required(VERSION 3.16)", "project(many C)",
+              "set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)"]
+        for i in range(MANY):
+            (src / ("l%d.c" % i)).write_text("int many_%d(void) { return %d; }\n" % (i, i))
+            cm.append("add_library(l%d SHARED l%d.c)" % (i, i))
+        (src / "user.c").write_text("int many_0(void);\nint user(void) { return many_0(); }\n")
+        cm += ["add_library(user SHARED user.c)", "target_link_libraries(user l0)"]
+        (src / "CMakeLists.txt").write_text("\n".join(cm) + "\n")
+        lotest.cmake_build(src, d / "build", "Ninja")
+        _many["build"] = d / "build"
+    return _many["build"]
+
+
+def in_part(build, judged, kept):
+    """A scan that took `kept` verdicts from the cache and judged `judged`
+    afresh, as --verbose says, equal to a cold one; its parsed result."""
+    settle()
+    w = scan(build)
+    cold = scan(build, "--no-cache")
+    assert w.stdout == cold.stdout, (w.stderr, cold.stderr)
+    m = re.search(r"verdict cache used in part \(.*\): judged (\d+), kept (\d+);", w.stderr)
+    assert m and (int(m.group(1)), int(m.group(2))) == (judged, kept), w.stderr
+    return lotest.Scan(w)
+
+
+def test_one_file_of_many_judged_again():
+    build = many()
+    lib = build / "lib"
+    warm(build)
+    # a library touched: it alone is judged again, the others' verdicts kept
+    os.utime(lib / "libl5.so")
+    assert verdict(in_part(build, 1, MANY), "lib/libl5.so") == "ok"
+    same_as_cold(build, True)
+    # the library another binds, replaced (a new inode in lib/): both judged again
+    l0 = lib / "libl0.so"
+    good = l0.read_bytes()
+    replace_keeping_stat(l0, good.replace(b"many_0", b"many_z"))
+    r = in_part(build, 2, MANY - 1)
+    assert verdict(r, "lib/libuser.so") == "broken", r.file("lib/libuser.so")
+    assert any(x["symbol"] == "many_0" for x in r.reasons("lib/libuser.so", "undefined-symbol"))
+    assert verdict(r, "lib/libl5.so") == "ok"
+    warm(build)
+    # a broken library judged again each time (its host was looked for in the tree)
+    os.utime(lib / "libl7.so")
+    in_part(build, 2, MANY - 1)
+    warm(build)
+    # mended: the hosts no longer say what libuser.so lacks, and which kept
+    # verdict had said it is not known: every one is judged again
+    replace_keeping_stat(l0, good)
+    assert verdict(in_part(build, MANY + 1, 0), "lib/libuser.so") == "ok"
+    warm(build)
+    # a library added where the walk goes: judged, the rest kept
+    shutil.copy2(lib / "libl5.so", lib / "libnew.so")
+    assert verdict(in_part(build, 1, MANY + 1), "lib/libnew.so") == "ok"
+    (lib / "libnew.so").unlink()
+    in_part(build, 0, MANY + 1)
+    same_as_cold(build, True)
+
+
 if __name__ == "__main__":
     lotest.main(globals())

@@ -57,8 +57,11 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 	if (seen)
 		id = *seen;
 	pthread_mutex_unlock(&r->dir_lock);
-	if (seen)
+	if (seen) {
+		if (!r->root)
+			lo_deps_note_again(dir, false); /* asked for this verdict too (deps.h) */
 		return id;
+	}
 	do {
 		if (r->root) {
 			fd = lo_resolver_open_fd(r, dir, lo_os_open_path | O_CLOEXEC);
@@ -70,7 +73,7 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 		}
 	} while (rc < 0 && errno == EINTR && ++tries < 64);
 	if (!r->root) /* a path under --sysroot is no path here: no cache there (deps.h) */
-		lo_deps_note_stat(dir, rc < 0 ? NULL : &st);
+		lo_deps_note_read(dir, rc < 0 ? NULL : &st);
 	if (rc < 0)
 		id.errnum = errno;
 	else if (!S_ISDIR(st.st_mode))

@@ -4,9 +4,11 @@
  *
  * The format, all integers little-endian:
  *   "leftover-cache\n\0" (16 bytes), u32 LO_CACHE_VERSION,
- *   the body: str key, i64 written_ns; u32 n, n dependencies; the result
- *   (roots with what their origin needs, files, links, notes, details,
- *   trees, the summary);
+ *   the body: str key, i64 written_ns; u32 n, n dependencies (each with
+ *   its use); the result (roots with what their origin needs, files,
+ *   links, notes, details, trees, the summary); the items with their own
+ *   verdicts; the (item, dependency) pairs of each verdict's own
+ *   dependencies; the tainted items; the hosts' notes;
  *   u64 checksum of every byte before it (lo_cache_checksum).
  * A str is a u32 length and its bytes, 0xffffffff for NULL. The checksum
  * makes a torn or flipped file one that is ignored, never a verdict read
@@ -134,6 +136,27 @@ static void put_result(lo_buf *b, const lo_cache_entry *e)
 	put_u64(b, res->summary.withheld);
 }
 
+/* A dependency's stat data: absent and use in one word, mode, then the numbers. */
+static void put_stat(lo_buf *b, const lo_dep *d)
+{
+	put_u32(b, (uint32_t)d->absent | (uint32_t)d->use << 1);
+	put_u32(b, d->mode);
+	put_u64(b, d->dev);
+	put_u64(b, d->ino);
+	put_u64(b, d->size);
+	put_u64(b, (uint64_t)d->mtime_ns);
+	put_u64(b, (uint64_t)d->ctime_ns);
+}
+
+void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f)
+{
+	put_str(b, abs);
+	put_stat(b, self);
+	put_u32(b, f != NULL);
+	if (f)
+		put_file(b, f);
+}
+
 /* FNV-1a over 64-bit little-endian words, then the last bytes one by one: 8 times fewer rounds. */
 uint64_t lo_cache_checksum(const void *data, size_t n)
 {
@@ -166,15 +189,24 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 		const lo_dep *d = &e->deps.deps[i];
 
 		put_str(&b, d->path);
-		put_u32(&b, d->absent);
-		put_u32(&b, d->mode);
-		put_u64(&b, d->dev);
-		put_u64(&b, d->ino);
-		put_u64(&b, d->size);
-		put_u64(&b, (uint64_t)d->mtime_ns);
-		put_u64(&b, (uint64_t)d->ctime_ns);
+		put_stat(&b, d);
 	}
 	put_result(&b, e);
+	put_u32(&b, (uint32_t)e->item_count);
+	if (e->item_bytes)
+		lo_buf_add(&b, e->item_bytes->ptr, e->item_bytes->len);
+	for (i = 0; !e->item_bytes && i < e->item_count; i++)
+		lo_cache_put_item(&b, e->items[i].abs, &e->items[i].self,
+				  e->items[i].has_file ? &e->items[i].file : NULL);
+	put_u32(&b, (uint32_t)e->deps.use_count);
+	for (i = 0; i < e->deps.use_count; i++) {
+		put_u32(&b, e->deps.uses[i].slot);
+		put_u32(&b, e->deps.uses[i].dep);
+	}
+	put_u32(&b, (uint32_t)e->deps.tainted_count);
+	for (i = 0; i < e->deps.tainted_count; i++)
+		put_u32(&b, e->deps.tainted[i]);
+	put_strs(&b, e->host_notes, e->host_note_count);
 	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
 	if (b.len > LO_CACHE_MAX_BYTES) {
 		size_t len = b.len;
@@ -388,6 +420,20 @@ static void get_result(reader *r, lo_cache_entry *e)
 		r->bad = e->roots[i].origin_note_at > res->note_count;
 }
 
+static void get_stat(reader *r, lo_dep *x)
+{
+	uint32_t flags = get_enum(r, 16);
+
+	x->absent = flags & 1;
+	x->use = (uint8_t)(flags >> 1);
+	x->mode = get_u32(r);
+	x->dev = get_u64(r);
+	x->ino = get_u64(r);
+	x->size = get_u64(r);
+	x->mtime_ns = (int64_t)get_u64(r);
+	x->ctime_ns = (int64_t)get_u64(r);
+}
+
 static void get_deps(reader *r, lo_deps *d)
 {
 	size_t n = get_count(r, 52), i;
@@ -398,14 +444,44 @@ static void get_deps(reader *r, lo_deps *d)
 		lo_dep *x = &d->deps[d->count++];
 
 		x->path = get_some_str(r);
-		x->absent = get_enum(r, 2);
-		x->mode = get_u32(r);
-		x->dev = get_u64(r);
-		x->ino = get_u64(r);
-		x->size = get_u64(r);
-		x->mtime_ns = (int64_t)get_u64(r);
-		x->ctime_ns = (int64_t)get_u64(r);
+		get_stat(r, x);
 	}
+}
+
+/* The items, then the pairs and tainted slots that name them (each checked in range). */
+static void get_items(reader *r, lo_cache_entry *e)
+{
+	lo_deps *d = &e->deps;
+	size_t n = get_count(r, 52), i;
+
+	e->items = lo_xcalloc(n ? n : 1, sizeof(lo_cache_item));
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_cache_item *it = &e->items[e->item_count++];
+
+		it->abs = get_some_str(r);
+		get_stat(r, &it->self);
+		if ((it->has_file = get_enum(r, 2)))
+			get_file(r, &it->file);
+	}
+	n = get_count(r, 8);
+	d->uses = lo_xcalloc(n ? n : 1, sizeof(lo_deps_use));
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_deps_use *u = &d->uses[d->use_count++];
+
+		u->slot = get_u32(r);
+		u->dep = get_u32(r);
+		/* sorted, as lo_deps_take leaves them: a verdict's are found by a search */
+		r->bad |= u->slot >= e->item_count || u->dep >= d->count ||
+			  (i && (u->slot < u[-1].slot || (u->slot == u[-1].slot && u->dep <= u[-1].dep)));
+	}
+	n = get_count(r, 4);
+	d->tainted = lo_xcalloc(n ? n : 1, sizeof(uint32_t));
+	for (i = 0; i < n && !r->bad; i++) {
+		d->tainted[d->tainted_count] = get_u32(r);
+		r->bad |= i && d->tainted[i] <= d->tainted[i - 1];
+		d->tainted_count++;
+	}
+	e->host_notes = get_strs(r, &e->host_note_count);
 }
 
 int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
@@ -432,6 +508,8 @@ int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
 	get_deps(&r, &e->deps);
 	if (!r.bad)
 		get_result(&r, e);
+	if (!r.bad)
+		get_items(&r, e);
 	if (r.bad || r.p != r.end) {
 		lo_cache_entry_free(e);
 		return lo_error_set(LO_EINVALID, "malformed");
@@ -484,6 +562,16 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	for (i = 0; i < e->deps.count; i++)
 		free(e->deps.deps[i].path);
 	free(e->deps.deps);
+	free(e->deps.uses);
+	free(e->deps.tainted);
+	for (i = 0; i < e->item_count; i++) {
+		free(e->items[i].abs);
+		lo_file_dispose(&e->items[i].file);
+	}
+	free(e->items);
+	for (i = 0; i < e->host_note_count; i++)
+		free(e->host_notes[i]);
+	free(e->host_notes);
 	free(e->key);
 	free(e);
 }

@@ -28,6 +28,7 @@
 #include <elf.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/dyld.h"
 #include "leftover/error.h"
 #include "leftover/macho.h"
@@ -175,6 +176,9 @@ static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *o
 	lo_hosts_inferred in;
 	size_t i, n;
 	bool found;
+
+	/* the programs of the tree are asked once for every verdict: not this one's alone */
+	lo_deps_taint();
 
 	/* the program the build's records say loads it, where a root's do */
 	for (i = 0; !recorded && s->bs && i < s->root_count; i++) {
@@ -346,10 +350,11 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	bool given, by_rule;
 	int err = lo_resolver_read_own(s->resolver, abs, own->buf, &e, &own->elf);
 
+	/* Windows' and dyld's lookups read more than the verdict cache sees (deps.h) */
 	if (err == LO_ENOTELF && lo_scan_is_pe(abs))
-		return lo_scan_judge_pe(s, f, abs);
+		return lo_deps_taint(), lo_scan_judge_pe(s, f, abs);
 	if (err == LO_ENOTELF && lo_macho_is_file(abs))
-		return lo_scan_judge_macho(s, f, abs);
+		return lo_deps_taint(), lo_scan_judge_macho(s, f, abs);
 	if (err == LO_ENOTELF && framework_aside(f, abs))
 		return 0;
 	if (err == LO_ENOTELF) {
