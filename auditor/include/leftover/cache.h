@@ -91,15 +91,20 @@ typedef struct lo_cache_entry {
 	lo_deps deps;       /* its uses' and tainted's slots are indices of items */
 	lo_scan_result *res; /* without origins, nor their notes; res->scan NULL */
 	lo_cache_root *roots; /* res->root_count of them */
-	lo_cache_item *items; /* read: each item's own verdict; item_count of them */
 	size_t item_count;
-	const lo_buf *item_bytes; /* written instead: item_count lo_cache_put_item's */
+	lo_buf item_bytes;  /* the items as the file keeps them (lo_cache_put_item's); owned */
+	lo_cache_item *items; /* item_bytes read (lo_cache_items_read), or NULL */
 	char **host_notes;  /* the hosts' notes (hosts.h), in res->notes too */
 	size_t host_note_count;
 } lo_cache_entry;
 
 /* Item `abs`, its lstat `self` and its slot `f` (NULL: none), as the file keeps them. */
 void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f);
+/*
+ * Read e's items (once): a scan that gives the whole result does without
+ * them, and reads a third less. LO_EINVALID when they are malformed.
+ */
+int lo_cache_items_read(lo_cache_entry *e);
 
 /*
  * The cache file of the scan of `roots` (real paths): owned, NULL when the

@@ -57,11 +57,15 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 	if (seen)
 		id = *seen;
 	pthread_mutex_unlock(&r->dir_lock);
-	if (seen) {
-		if (!r->root)
-			lo_deps_note_again(dir, false); /* asked for this verdict too (deps.h) */
+	/*
+	 * None there: nothing in it is opened, so its absence is what this
+	 * verdict too was drawn from (deps.h). One that is there is not: each
+	 * path opened in it is noted.
+	 */
+	if (seen && id.errnum && !r->root)
+		lo_deps_note_again(dir, false);
+	if (seen)
 		return id;
-	}
 	do {
 		if (r->root) {
 			fd = lo_resolver_open_fd(r, dir, lo_os_open_path | O_CLOEXEC);

@@ -6,9 +6,11 @@
  *   "leftover-cache\n\0" (16 bytes), u32 LO_CACHE_VERSION,
  *   the body: str key, i64 written_ns; u32 n, n dependencies (each with
  *   its use); the result (roots with what their origin needs, files,
- *   links, notes, details, trees, the summary); the items with their own
- *   verdicts; the (item, dependency) pairs of each verdict's own
- *   dependencies; the tainted items; the hosts' notes;
+ *   links, notes, details, trees, the summary); u32 n, the number of
+ *   items; the (item, dependency) pairs of each verdict's own
+ *   dependencies; the tainted items; the hosts' notes; the n items with
+ *   their own verdicts, to the end (read only by a warm scan in part:
+ *   lo_cache_items_read);
  *   u64 checksum of every byte before it (lo_cache_checksum).
  * A str is a u32 length and its bytes, 0xffffffff for NULL. The checksum
  * makes a torn or flipped file one that is ignored, never a verdict read
@@ -193,11 +195,6 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 	}
 	put_result(&b, e);
 	put_u32(&b, (uint32_t)e->item_count);
-	if (e->item_bytes)
-		lo_buf_add(&b, e->item_bytes->ptr, e->item_bytes->len);
-	for (i = 0; !e->item_bytes && i < e->item_count; i++)
-		lo_cache_put_item(&b, e->items[i].abs, &e->items[i].self,
-				  e->items[i].has_file ? &e->items[i].file : NULL);
 	put_u32(&b, (uint32_t)e->deps.use_count);
 	for (i = 0; i < e->deps.use_count; i++) {
 		put_u32(&b, e->deps.uses[i].slot);
@@ -207,6 +204,8 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 	for (i = 0; i < e->deps.tainted_count; i++)
 		put_u32(&b, e->deps.tainted[i]);
 	put_strs(&b, e->host_notes, e->host_note_count);
+	if (e->item_bytes.len)
+		lo_buf_add(&b, e->item_bytes.ptr, e->item_bytes.len);
 	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
 	if (b.len > LO_CACHE_MAX_BYTES) {
 		size_t len = b.len;
@@ -448,21 +447,17 @@ static void get_deps(reader *r, lo_deps *d)
 	}
 }
 
-/* The items, then the pairs and tainted slots that name them (each checked in range). */
-static void get_items(reader *r, lo_cache_entry *e)
+/*
+ * The number of items, the pairs and tainted slots that name them (each
+ * checked in range), the hosts' notes; the items' bytes kept as they are.
+ */
+static void get_uses(reader *r, lo_cache_entry *e)
 {
 	lo_deps *d = &e->deps;
-	size_t n = get_count(r, 52), i;
+	size_t n, i;
 
-	e->items = lo_xcalloc(n ? n : 1, sizeof(lo_cache_item));
-	for (i = 0; i < n && !r->bad; i++) {
-		lo_cache_item *it = &e->items[e->item_count++];
-
-		it->abs = get_some_str(r);
-		get_stat(r, &it->self);
-		if ((it->has_file = get_enum(r, 2)))
-			get_file(r, &it->file);
-	}
+	/* an item takes 56 bytes at least (lo_cache_items_read) */
+	e->item_count = get_u32(r);
 	n = get_count(r, 8);
 	d->uses = lo_xcalloc(n ? n : 1, sizeof(lo_deps_use));
 	for (i = 0; i < n && !r->bad; i++) {
@@ -478,10 +473,38 @@ static void get_items(reader *r, lo_cache_entry *e)
 	d->tainted = lo_xcalloc(n ? n : 1, sizeof(uint32_t));
 	for (i = 0; i < n && !r->bad; i++) {
 		d->tainted[d->tainted_count] = get_u32(r);
-		r->bad |= i && d->tainted[i] <= d->tainted[i - 1];
+		r->bad |= d->tainted[i] >= e->item_count || (i && d->tainted[i] <= d->tainted[i - 1]);
 		d->tainted_count++;
 	}
 	e->host_notes = get_strs(r, &e->host_note_count);
+	if (r->bad || (size_t)(r->end - r->p) / 56 < e->item_count) {
+		r->bad = true;
+		return;
+	}
+	lo_buf_add(&e->item_bytes, (const char *)r->p, (size_t)(r->end - r->p));
+	r->p = r->end;
+}
+
+int lo_cache_items_read(lo_cache_entry *e)
+{
+	const unsigned char *p = (const unsigned char *)e->item_bytes.ptr;
+	reader r = { p, p + e->item_bytes.len, false };
+	size_t i;
+
+	if (e->items)
+		return 0;
+	e->items = lo_xcalloc(e->item_count ? e->item_count : 1, sizeof(lo_cache_item));
+	for (i = 0; i < e->item_count && !r.bad; i++) {
+		lo_cache_item *it = &e->items[i];
+
+		it->abs = get_some_str(&r);
+		get_stat(&r, &it->self);
+		if ((it->has_file = get_enum(&r, 2)))
+			get_file(&r, &it->file);
+	}
+	if (r.bad || r.p != r.end)
+		return lo_error_set(LO_EINVALID, "its items are malformed");
+	return 0;
 }
 
 int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
@@ -509,7 +532,7 @@ int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
 	if (!r.bad)
 		get_result(&r, e);
 	if (!r.bad)
-		get_items(&r, e);
+		get_uses(&r, e);
 	if (r.bad || r.p != r.end) {
 		lo_cache_entry_free(e);
 		return lo_error_set(LO_EINVALID, "malformed");
@@ -564,11 +587,12 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	free(e->deps.deps);
 	free(e->deps.uses);
 	free(e->deps.tainted);
-	for (i = 0; i < e->item_count; i++) {
+	for (i = 0; e->items && i < e->item_count; i++) {
 		free(e->items[i].abs);
 		lo_file_dispose(&e->items[i].file);
 	}
 	free(e->items);
+	lo_buf_dispose(&e->item_bytes);
 	for (i = 0; i < e->host_note_count; i++)
 		free(e->host_notes[i]);
 	free(e->host_notes);

@@ -223,9 +223,13 @@ bool lo_scan_cache_warm(scan *s)
 		s->res->cache.checked = checked;
 		return true;
 	}
-	if (e && states && may_keep_items(e, states))
-		keep_items(s, e, states);
-	else {
+	if (e && states && may_keep_items(e, states)) {
+		if (lo_cache_items_read(e) == 0)
+			keep_items(s, e, states);
+		else
+			complaint = lo_xstrdup(lo_error_last());
+	}
+	if (!s->kept) {
 		lo_cache_entry_free(e);
 		free(states);
 	}
@@ -412,7 +416,7 @@ static void keep(scan *s, lo_deps *deps)
 	lo_scan_result copy = *s->res;
 	lo_cache_entry e = { .key = s->cache_key, .written_ns = s->cache_start_ns, .deps = *deps,
 			     .res = &copy, .item_count = s->item_count,
-			     .item_bytes = &s->cache_items };
+			     .item_bytes = s->cache_items };
 	char *file = lo_cache_file(s->roots, s->root_count, true);
 	size_t r;
 
