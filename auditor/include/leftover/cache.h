@@ -93,16 +93,20 @@ typedef struct lo_cache_entry {
 	lo_cache_root *roots; /* res->root_count of them */
 	size_t item_count;
 	lo_buf item_bytes;  /* the items as the file keeps them (lo_cache_put_item's); owned */
-	lo_cache_item *items; /* item_bytes read (lo_cache_items_read), or NULL */
+	/* read by lo_cache_items_read (until then deps' uses and tainted are empty): */
+	lo_cache_item *items; /* or NULL */
 	char **host_notes;  /* the hosts' notes (hosts.h), in res->notes too */
 	size_t host_note_count;
+	lo_buf tail;        /* parsed: the bytes of the uses, tainted, notes and items; owned */
+	size_t tail_at;     /* where in tail they start */
 } lo_cache_entry;
 
 /* Item `abs`, its lstat `self` and its slot `f` (NULL: none), as the file keeps them. */
 void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f);
 /*
- * Read e's items (once): a scan that gives the whole result does without
- * them, and reads a third less. LO_EINVALID when they are malformed.
+ * Read e's items with their uses, tainted and the hosts' notes (at most once): a
+ * scan that gives the whole result does without them. LO_EINVALID when
+ * they are malformed.
  */
 int lo_cache_items_read(lo_cache_entry *e);
 

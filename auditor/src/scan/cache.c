@@ -447,18 +447,12 @@ static void get_deps(reader *r, lo_deps *d)
 	}
 }
 
-/*
- * The number of items, the pairs and tainted slots that name them (each
- * checked in range), the hosts' notes; the items' bytes kept as they are.
- */
+/* The pairs and tainted slots that name the items (each checked in range), the hosts' notes. */
 static void get_uses(reader *r, lo_cache_entry *e)
 {
 	lo_deps *d = &e->deps;
-	size_t n, i;
+	size_t n = get_count(r, 8), i;
 
-	/* an item takes 56 bytes at least (lo_cache_items_read) */
-	e->item_count = get_u32(r);
-	n = get_count(r, 8);
 	d->uses = lo_xcalloc(n ? n : 1, sizeof(lo_deps_use));
 	for (i = 0; i < n && !r->bad; i++) {
 		lo_deps_use *u = &d->uses[d->use_count++];
@@ -477,22 +471,18 @@ static void get_uses(reader *r, lo_cache_entry *e)
 		d->tainted_count++;
 	}
 	e->host_notes = get_strs(r, &e->host_note_count);
-	if (r->bad || (size_t)(r->end - r->p) / 56 < e->item_count) {
-		r->bad = true;
-		return;
-	}
-	lo_buf_add(&e->item_bytes, (const char *)r->p, (size_t)(r->end - r->p));
-	r->p = r->end;
 }
 
 int lo_cache_items_read(lo_cache_entry *e)
 {
-	const unsigned char *p = (const unsigned char *)e->item_bytes.ptr;
-	reader r = { p, p + e->item_bytes.len, false };
+	const unsigned char *p = (const unsigned char *)e->tail.ptr + e->tail_at;
+	reader r = { p, p + (e->tail.len - e->tail_at), false };
 	size_t i;
 
-	if (e->items)
-		return 0;
+	get_uses(&r, e);
+	/* as the scan will write them again, and fuzz_cache does */
+	if (!r.bad)
+		lo_buf_add(&e->item_bytes, (const char *)r.p, (size_t)(r.end - r.p));
 	e->items = lo_xcalloc(e->item_count ? e->item_count : 1, sizeof(lo_cache_item));
 	for (i = 0; i < e->item_count && !r.bad; i++) {
 		lo_cache_item *it = &e->items[i];
@@ -507,9 +497,12 @@ int lo_cache_items_read(lo_cache_entry *e)
 	return 0;
 }
 
-int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
+/*
+ * Parse `len` bytes at data; `own`, when not NULL, is data itself,
+ * allocated, which the entry takes for its tail (no copy); else copied.
+ */
+static int parse(lo_cache_entry **out, const unsigned char *p, size_t len, char *own)
 {
-	const unsigned char *p = data;
 	reader r = { p, p + len, false }, sum;
 	lo_cache_entry *e;
 	uint32_t version;
@@ -531,14 +524,25 @@ int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
 	get_deps(&r, &e->deps);
 	if (!r.bad)
 		get_result(&r, e);
-	if (!r.bad)
-		get_uses(&r, e);
-	if (r.bad || r.p != r.end) {
+	/* the rest is read by a warm scan in part alone: 56 bytes an item at least */
+	e->item_count = get_u32(&r);
+	if (r.bad || (size_t)(r.end - r.p) / 56 < e->item_count) {
 		lo_cache_entry_free(e);
 		return lo_error_set(LO_EINVALID, "malformed");
 	}
+	if (own) {
+		e->tail = (lo_buf){ own, (size_t)(r.end - p), len };
+		e->tail_at = (size_t)(r.p - p);
+	} else {
+		lo_buf_add(&e->tail, (const char *)r.p, (size_t)(r.end - r.p));
+	}
 	*out = e;
 	return 0;
+}
+
+int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
+{
+	return parse(out, data, len, NULL);
 }
 
 int lo_cache_read(lo_cache_entry **out, const char *file)
@@ -564,8 +568,8 @@ int lo_cache_read(lo_cache_entry **out, const char *file)
 		free(data);
 		return lo_error_set(LO_EINVALID, "'%s': short read", file);
 	}
-	err = lo_cache_parse(out, data, (size_t)n);
-	free(data);
+	if ((err = parse(out, (const unsigned char *)data, (size_t)n, data)) < 0)
+		free(data);
 	return err < 0 ? lo_error_set(err, "'%s': %s", file, lo_error_last()) : 0;
 }
 
@@ -593,6 +597,7 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	}
 	free(e->items);
 	lo_buf_dispose(&e->item_bytes);
+	lo_buf_dispose(&e->tail);
 	for (i = 0; i < e->host_note_count; i++)
 		free(e->host_notes[i]);
 	free(e->host_notes);
