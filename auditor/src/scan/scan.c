@@ -186,7 +186,7 @@ static void *judge_worker(void *arg)
 
 		if (atomic_load(&s->failed))
 			break;
-		if (s->judge_kept && !s->kept_slot[i])
+		if (s->judge_kept && s->kept_slot[i] != AGAIN)
 			continue;
 		/* what is read from here on is this verdict's (deps.h) */
 		lo_deps_attribute(i);
@@ -246,7 +246,7 @@ static int judge_all(scan *s)
 
 	s->judged = lo_xcalloc(n, sizeof(lo_file));
 	if (s->kept)
-		s->kept_slot = lo_xcalloc(n, sizeof(bool));
+		s->kept_slot = lo_xcalloc(n, 1);
 	if (lo_deps_recording())
 		s->cache_self = lo_xcalloc(n, sizeof(lo_dep));
 	if (!s->dyld)
@@ -718,16 +718,29 @@ void lo_scan_free(scan *s)
 	free(s);
 }
 
-/* What the hosts have to say, into the result: notes, and details for --verbose. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * What the hosts have to say, into the result: notes, and details for
+ * --verbose. Sorted: they arise in the order the judging threads meet
+ * them, and a warm scan in part (scan_cache.c) meets them otherwise.
+ */
 static void take_host_notes(scan *s)
 {
-	size_t i, cap = 0;
+	size_t i, n, cap = 0, at = s->res->note_count;
 
 	for (i = 0; lo_hosts_note(s->hosts, i); i++)
 		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
+	if ((n = s->res->note_count - at))
+		qsort(s->res->notes + at, n, sizeof(char *), cmp_str);
 	for (i = 0; lo_hosts_detail(s->hosts, i); i++)
 		lo_strv_add_unique(&s->res->details, &s->res->detail_count, &cap,
 				   lo_hosts_detail(s->hosts, i));
+	if (s->res->detail_count)
+		qsort(s->res->details, s->res->detail_count, sizeof(char *), cmp_str);
 }
 
 bool lo_scan_produced(const lo_scan_result *res, const char *path)

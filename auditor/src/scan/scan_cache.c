@@ -296,7 +296,7 @@ bool lo_scan_cache_take(scan *s, size_t i)
 		return false;
 	s->judged[i] = s->kept->items[k].file;
 	memset(&s->kept->items[k].file, 0, sizeof(lo_file));
-	s->kept_slot[i] = true;
+	s->kept_slot[i] = KEPT;
 	atomic_fetch_add(&s->kept_count, 1);
 	/* while recording: what the verdict was drawn from, for the next scan */
 	for (u = first_use(&s->kept->deps, (uint32_t)k);
@@ -337,20 +337,52 @@ static bool hosts_said_all_kept(const scan *s)
 	return true;
 }
 
+/*
+ * Mark AGAIN the kept verdicts step `step` judges after all: 1, one of
+ * each host (a host's notes arise when a file first needs it: a pyenv
+ * shim followed, say); 2, every one with a host; 3, every one. How many.
+ */
+static size_t mark_again(scan *s, int step)
+{
+	lo_map *hosts = lo_map_new();
+	size_t i, n = 0;
+
+	for (i = 0; i < s->item_count; i++) {
+		const lo_file *f = &s->judged[i];
+		char *key = NULL;
+
+		if (s->kept_slot[i] != KEPT || (step < 3 && !f->host))
+			continue;
+		if (step == 1 && asprintf(&key, "%s\n%s", f->host, f->host_rule ? f->host_rule : "") < 0)
+			abort();
+		if (key && lo_map_get(hosts, key, NULL)) {
+			free(key);
+			continue;
+		}
+		if (key)
+			lo_map_put(hosts, key, s);
+		free(key);
+		lo_file_dispose(&s->judged[i]);
+		s->kept_slot[i] = AGAIN;
+		n++;
+	}
+	lo_map_free(hosts, NULL);
+	atomic_fetch_sub(&s->kept_count, n);
+	return n;
+}
+
 bool lo_scan_cache_judged(scan *s)
 {
 	size_t i;
 
-	if (s->kept && !s->judge_kept && atomic_load(&s->kept_count)) {
+	for (i = 0; s->judge_kept && i < s->item_count; i++)
+		if (s->kept_slot[i] == AGAIN)
+			s->kept_slot[i] = 0;
+	if (s->kept && atomic_load(&s->kept_count)) {
 		lo_hosts_settle(s->hosts);
-		if (!hosts_said_all_kept(s)) {
-			for (i = 0; i < s->item_count; i++)
-				if (s->kept_slot[i])
-					lo_file_dispose(&s->judged[i]);
-			s->judge_kept = true;
-			atomic_store(&s->kept_count, 0);
-			return true;
-		}
+		while (s->judge_kept < 3 && !hosts_said_all_kept(s))
+			if (mark_again(s, ++s->judge_kept))
+				return true;
 	}
 	for (i = 0; s->cache_self && i < s->item_count; i++)
 		lo_cache_put_item(&s->cache_items, s->items[i].abs, &s->cache_self[i],

@@ -75,9 +75,9 @@ typedef struct scan {
 	struct lo_cache_entry *kept; /* a warm scan in part: the last scan's items; owned */
 	unsigned char *kept_states; /* per dependency of kept: lo_cache_states' */
 	lo_map *kept_at;       /* an item's path -> index + 1 in kept->items, until taken */
-	bool *kept_slot;       /* per item: its verdict was kept */
+	unsigned char *kept_slot; /* per item: KEPT its verdict was kept, AGAIN to judge after all */
 	atomic_size_t kept_count;
-	bool judge_kept;       /* judge the kept ones after all: the hosts said otherwise */
+	int judge_kept;        /* judging kept ones after all (the hosts said less): 0, or the step */
 	size_t *origin_note_at; /* per root: where its origin notes went in res->notes */
 	size_t *origin_notes;   /* per root: how many */
 	int64_t *oldest;        /* per root: oldest_item_mtime once asked, -1 until */
@@ -121,13 +121,14 @@ void lo_scan_cache_keep(scan *s);
  */
 bool lo_scan_cache_take(scan *s, size_t i);
 /*
- * After the judging: true when the kept verdicts must be judged after all
+ * After the judging: true when some kept verdicts must be judged after all
  * (a note of the hosts that the scan that kept them had is not there: a
- * note arises once, from whichever verdict met it first); then once more
- * after that judging, false. While recording, the items are kept for
+ * note arises once, from whichever verdict met it first), marked AGAIN
+ * in kept_slot; asked again after that judging, until false. While recording, the items are kept for
  * the cache then.
  */
 bool lo_scan_cache_judged(scan *s);
+enum { KEPT = 1, AGAIN = 2 }; /* kept_slot's */
 /* Free the scan's cache state. */
 void lo_scan_cache_free(scan *s);
 
