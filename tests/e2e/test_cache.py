@@ -254,15 +254,19 @@ def checksum(data):
 
 
 def forge_verdict(kept, path, verdict):
-    """The kept verdict of `path` made `verdict` (verdict.h's order), its
-    checksum mended: a cache that lies, well-formed (docs: cache.c)."""
+    """The kept verdicts of `path` (the result's and its item's) made
+    `verdict` (verdict.h's order), the checksum mended: a cache that lies,
+    well-formed (docs: cache.c)."""
     data = bytearray(kept.read_bytes())
     name = path.encode()
-    at = data.find(len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff")
+    key = len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff"
+    at = data.find(key)
     assert at > 0, "the file is not in the cache"
-    # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
-    v = at + 4 + len(name) + 4 + 6 * 4
-    data[v:v + 4] = verdict.to_bytes(4, "little")
+    while at > 0:
+        # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
+        v = at + 4 + len(name) + 4 + 6 * 4
+        data[v:v + 4] = verdict.to_bytes(4, "little")
+        at = data.find(key, at + 1)
     data[-8:] = checksum(bytes(data[:-8])).to_bytes(8, "little")
     kept.write_bytes(bytes(data))
 
@@ -369,6 +373,28 @@ def test_one_file_of_many_judged_again():
     (lib / "libnew.so").unlink()
     in_part(build, 0, MANY + 1)
     same_as_cold(build, True)
+
+
+def test_clean_never_acts_on_a_verdict_kept_in_part():
+    build = many()
+    warm(build)
+    kept = lotest.CACHE / "leftover" / "state"
+    kept = [p for p in kept.glob("*.cache") if str(build).encode() in p.read_bytes()]
+    assert len(kept) == 1, kept
+    # libl3.so's kept verdict a lie (stale), another library touched: the
+    # scan in part keeps the lie, clean judges afresh and moves nothing
+    forge_verdict(kept[0], "lib/libl3.so", 2)
+    os.utime(build / "lib" / "libl5.so")
+    settle()
+    p = scan(build)
+    assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
+    assert verdict(lotest.Scan(p), "lib/libl3.so") == "stale", p
+    os.utime(build / "lib" / "libl5.so")
+    settle()
+    c = lotest.leftover("clean", "--format", "json", build)
+    assert c.returncode == 0 and '"actions": []' in c.stdout, c
+    assert (build / "lib" / "libl3.so").exists()
+    scan(build, "--clear-cache")
 
 
 if __name__ == "__main__":

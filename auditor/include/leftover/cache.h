@@ -27,9 +27,10 @@
  * build's model, rule reasons, origins, the summary. A verdict drawn on
  * more than its reads (a host inferred from the tree's programs, dyld's
  * and Windows' lookups) is tainted: judged every time. The hosts' notes
- * arise once, from whichever verdict met them first: when one the last
- * scan had is missing, the kept verdicts are judged after all. So the
- * result is a cold scan's, byte for byte, and the cache is written again.
+ * arise once, from whichever verdict met them first: while one the last
+ * scan had is missing, kept verdicts are judged after all (one of each
+ * host, then every one with a host, then all). So the result is a cold
+ * scan's, byte for byte, and the cache is written again.
  *
  * Git's racy rule, per entry: a dependency or item whose mtime or ctime is
  * within the timestamp granularity of the start of the scan that wrote
