@@ -233,24 +233,25 @@ static void note(const lo_dep *given, how h)
 	pthread_mutex_unlock(&r->lock);
 }
 
-void lo_deps_note_stat(const char *path, const struct stat *st)
+/* note of `path` as `st` gives it, when recording. */
+static void note_stat(const char *path, const struct stat *st, how h)
 {
 	lo_dep d;
 
 	if (!lo_deps_recording())
 		return;
 	d = dep_from(path, st);
-	note(&d, HOW_SHARED);
+	note(&d, h);
+}
+
+void lo_deps_note_stat(const char *path, const struct stat *st)
+{
+	note_stat(path, st, HOW_SHARED);
 }
 
 void lo_deps_note_read(const char *path, const struct stat *st)
 {
-	lo_dep d;
-
-	if (!lo_deps_recording())
-		return;
-	d = dep_from(path, st);
-	note(&d, HOW_READ);
+	note_stat(path, st, HOW_READ);
 }
 
 void lo_deps_note_kept(const lo_dep *d)
