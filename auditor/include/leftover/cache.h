@@ -24,9 +24,11 @@
  * kept verdict as it was judged, before the tree-wide steps; the others
  * are judged. The tree-wide parts of the result are made again as a cold
  * scan makes them: links and hard links, the orphans and trees of the
- * build's model, rule reasons, origins, the summary. A verdict drawn on
- * more than its reads (a host inferred from the tree's programs, dyld's
- * and Windows' lookups) is tainted: judged every time. The hosts' notes
+ * build's model, rule reasons, origins, the summary. A host inferred from
+ * the tree's programs is looked for once for every verdict: what that
+ * reads (the directories listed, the programs) is shared. A verdict drawn
+ * on more than its reads (dyld's and Windows' lookups) is tainted: judged
+ * every time. The hosts' notes
  * arise once, from whichever verdict met them first: while one the last
  * scan had is missing, kept verdicts are judged after all (one of each
  * host, then every one with a host, then all). So the result is a cold

@@ -89,9 +89,10 @@ void lo_deps_note_path(const char *path);
 
 /*
  * The calling thread judges verdict `slot` now (lo_deps_attribute) or no
- * more (slot SIZE_MAX): its reads are that verdict's own.
+ * more (slot SIZE_MAX): its reads are that verdict's own; without one,
+ * the scan's as a whole. Returns the slot it judged before, to go back to.
  */
-void lo_deps_attribute(size_t slot);
+size_t lo_deps_attribute(size_t slot);
 /* `path` read, as `st` (NULL: absent), for the verdict at hand (shared when none). */
 void lo_deps_note_read(const char *path, const struct stat *st);
 /* `path`, read before, consulted again for the verdict at hand; `shared`: by a host. */

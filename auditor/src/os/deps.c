@@ -244,6 +244,14 @@ static void note_stat(const char *path, const struct stat *st, how h)
 	note(&d, h);
 }
 
+/* note of `path` as stat gives it now. */
+static void note_stat_path(const char *path, how h)
+{
+	struct stat st;
+
+	note_stat(path, stat(path, &st) == 0 ? &st : NULL, h);
+}
+
 void lo_deps_note_stat(const char *path, const struct stat *st)
 {
 	note_stat(path, st, HOW_SHARED);
@@ -264,20 +272,28 @@ void lo_deps_note_again(const char *path, bool shared)
 	recording *r = atomic_load_explicit(&current, memory_order_acquire);
 	size_t at;
 
-	if (!r || (!attributed && !shared) || !path || path[0] != '/')
+	if (!r || !path || path[0] != '/')
 		return;
 	pthread_mutex_lock(&r->lock);
+	/* without a verdict at hand, the scan's as a whole (use_locked) */
 	if ((at = (size_t)(uintptr_t)lo_map_get(r->seen, path, NULL)))
 		use_locked(r, at - 1, shared ? HOW_SHARED : HOW_READ);
 	pthread_mutex_unlock(&r->lock);
-	/* never noted (a read under way on another thread): the verdict cannot say what it read */
-	if (!at && !shared)
-		lo_deps_taint();
+	/*
+	 * Read first under another spelling ($ORIGIN/../lib/x, lib/x): this
+	 * one as it stats now. Changed since that read, it was changed after
+	 * the scan began: racy, never trusted (cache.h).
+	 */
+	if (!at)
+		note_stat_path(path, shared ? HOW_SHARED : HOW_READ);
 }
 
-void lo_deps_attribute(size_t slot)
+size_t lo_deps_attribute(size_t slot)
 {
+	size_t before = attributed ? attributed - 1 : SIZE_MAX;
+
 	attributed = slot == SIZE_MAX ? 0 : slot + 1;
+	return before;
 }
 
 void lo_deps_taint(void)
@@ -316,9 +332,6 @@ void lo_deps_note_fd(const char *dir, const char *rel, int fd)
 
 void lo_deps_note_path(const char *path)
 {
-	struct stat st;
-
-	if (!lo_deps_recording())
-		return;
-	lo_deps_note_stat(path, stat(path, &st) == 0 ? &st : NULL);
+	if (lo_deps_recording())
+		note_stat_path(path, HOW_SHARED);
 }

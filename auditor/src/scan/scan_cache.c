@@ -340,7 +340,9 @@ static bool hosts_said_all_kept(const scan *s)
 /*
  * Mark AGAIN the kept verdicts step `step` judges after all: 1, one of
  * each host (a host's notes arise when a file first needs it: a pyenv
- * shim followed, say); 2, every one with a host; 3, every one. How many.
+ * shim followed, say) and each that failed to load from none (the search
+ * for one that came to nothing is its own note); 2, every one with a host
+ * or failed; 3, every one. How many.
  */
 static size_t mark_again(scan *s, int step)
 {
@@ -351,9 +353,10 @@ static size_t mark_again(scan *s, int step)
 		const lo_file *f = &s->judged[i];
 		char *key = NULL;
 
-		if (s->kept_slot[i] != KEPT || (step < 3 && !f->host))
+		if (s->kept_slot[i] != KEPT || (step < 3 && !f->host && f->loads != LO_FALSE))
 			continue;
-		if (step == 1 && asprintf(&key, "%s\n%s", f->host, f->host_rule ? f->host_rule : "") < 0)
+		if (step == 1 && f->host &&
+		    asprintf(&key, "%s\n%s", f->host, f->host_rule ? f->host_rule : "") < 0)
 			abort();
 		if (key && lo_map_get(hosts, key, NULL)) {
 			free(key);

@@ -174,11 +174,8 @@ static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *o
 	char *top = rel != abs ? lo_xstrndup(abs, (size_t)(rel - abs - 1)) : NULL;
 	char *recorded = NULL, *exe;
 	lo_hosts_inferred in;
-	size_t i, n;
+	size_t i, n, slot;
 	bool found;
-
-	/* the programs of the tree are asked once for every verdict: not this one's alone */
-	lo_deps_taint();
 
 	/* the program the build's records say loads it, where a root's do */
 	for (i = 0; !recorded && s->bs && i < s->root_count; i++) {
@@ -190,7 +187,13 @@ static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *o
 			abort();
 		free(exe);
 	}
+	/*
+	 * The tree's programs are listed and read once for every verdict: what
+	 * inference reads is the scan's as a whole, not this verdict's (deps.h).
+	 */
+	slot = lo_deps_attribute(SIZE_MAX);
 	found = lo_hosts_infer(s->hosts, abs, own, top, recorded, plain, &in);
+	lo_deps_attribute(slot);
 	free(recorded);
 	free(top);
 	if (!found)
