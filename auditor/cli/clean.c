@@ -358,9 +358,10 @@ static int scan_showing(lo_scan_result **res, const char *dir, const lo_scan_opt
 }
 
 /*
- * scan_showing, for clean: a kept result (the verdict cache) that leaves
- * nothing to do is the audit of an unchanged tree, done; one that names a
- * file to act on is never acted on: every file is judged afresh.
+ * scan_showing, for clean: a kept result (the verdict cache), whole or in
+ * part, that leaves nothing to do is the audit of an unchanged tree, done;
+ * one that names a file to act on is never acted on: every file is judged
+ * afresh.
  */
 static int scan_to_clean(lo_scan_result **res, const char *dir, lo_scan_opts *sopts,
 			 lo_clean_opts *copts, bool progress)
@@ -369,7 +370,8 @@ static int scan_to_clean(lo_scan_result **res, const char *dir, lo_scan_opts *so
 		lo_clean_mark_scan(&copts->scan_began);
 		if (scan_showing(res, dir, sopts, progress) < 0)
 			return -1;
-		if (!(*res)->cache.used || !lo_clean_has_work(*res, copts))
+		/* kept in part: some verdicts are kept ones too */
+		if (!((*res)->cache.used || (*res)->cache.kept) || !lo_clean_has_work(*res, copts))
 			return 0;
 		lo_scan_result_free(*res);
 		*res = NULL;

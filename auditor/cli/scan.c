@@ -56,6 +56,10 @@ static void say_cache(const lo_scan_result *res, bool verbose)
 	if (res->cache.used)
 		fprintf(stderr, "leftover: verdict cache used: %zu verdicts, %zu dependencies "
 			"unchanged\n", res->file_count, res->cache.checked);
+	else if (res->cache.partial)
+		fprintf(stderr, "leftover: verdict cache used in part (%s): judged %zu, kept %zu; "
+			"%zu dependencies kept\n", res->cache.why ? res->cache.why : "",
+			res->cache.judged, res->cache.kept, res->cache.checked);
 	else if (res->cache.why)
 		fprintf(stderr, "leftover: verdict cache not used (%s): judged %zu files, "
 			"%zu dependencies kept\n", res->cache.why, res->file_count, res->cache.checked);

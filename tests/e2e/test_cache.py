@@ -254,15 +254,19 @@ def checksum(data):
 
 
 def forge_verdict(kept, path, verdict):
-    """The kept verdict of `path` made `verdict` (verdict.h's order), its
-    checksum mended: a cache that lies, well-formed (docs: cache.c)."""
+    """The kept verdicts of `path` (the result's and its item's) made
+    `verdict` (verdict.h's order), the checksum mended: a cache that lies,
+    well-formed (docs: cache.c)."""
     data = bytearray(kept.read_bytes())
     name = path.encode()
-    at = data.find(len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff")
+    key = len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff"
+    at = data.find(key)
     assert at > 0, "the file is not in the cache"
-    # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
-    v = at + 4 + len(name) + 4 + 6 * 4
-    data[v:v + 4] = verdict.to_bytes(4, "little")
+    while at > 0:
+        # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
+        v = at + 4 + len(name) + 4 + 6 * 4
+        data[v:v + 4] = verdict.to_bytes(4, "little")
+        at = data.find(key, at + 1)
     data[-8:] = checksum(bytes(data[:-8])).to_bytes(8, "little")
     kept.write_bytes(bytes(data))
 
@@ -299,6 +303,99 @@ def test_clear_cache():
     assert not list((lotest.CACHE / "leftover" / "state").glob("*.cache"))
     same_as_cold(build, False, why="none kept yet")
     warm(build)
+
+
+MANY = 12
+_many = {}
+
+
+def many():
+    """A CMake + Ninja tree of MANY libraries in lib/, and lib/libuser.so
+    bound to lib/libl0.so, built once for the file: the build dir."""
+    if not _many:
+        d = lotest.workdir("cache-many")
+        src = d / "src"
+        src.mkdir()
+        cm = ["cmake_minimum_required(VERSION 3.16)", "project(many C)",
+              "set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)"]
+        for i in range(MANY):
+            (src / ("l%d.c" % i)).write_text("int many_%d(void) { return %d; }\n" % (i, i))
+            cm.append("add_library(l%d SHARED l%d.c)" % (i, i))
+        (src / "user.c").write_text("int many_0(void);\nint user(void) { return many_0(); }\n")
+        cm += ["add_library(user SHARED user.c)", "target_link_libraries(user l0)"]
+        (src / "CMakeLists.txt").write_text("\n".join(cm) + "\n")
+        lotest.cmake_build(src, d / "build", "Ninja")
+        _many["build"] = d / "build"
+    return _many["build"]
+
+
+def in_part(build, judged, kept):
+    """A scan that took `kept` verdicts from the cache and judged `judged`
+    afresh, as --verbose says, equal to a cold one; its parsed result."""
+    settle()
+    w = scan(build)
+    cold = scan(build, "--no-cache")
+    assert w.stdout == cold.stdout, (w.stderr, cold.stderr)
+    m = re.search(r"verdict cache used in part \(.*\): judged (\d+), kept (\d+);", w.stderr)
+    assert m and (int(m.group(1)), int(m.group(2))) == (judged, kept), w.stderr
+    return lotest.Scan(w)
+
+
+def test_one_file_of_many_judged_again():
+    build = many()
+    lib = build / "lib"
+    warm(build)
+    # a library touched: it alone is judged again, the others' verdicts kept
+    os.utime(lib / "libl5.so")
+    assert verdict(in_part(build, 1, MANY), "lib/libl5.so") == "ok"
+    same_as_cold(build, True)
+    # the library another binds, replaced (a new inode in lib/): both judged again
+    l0 = lib / "libl0.so"
+    good = l0.read_bytes()
+    replace_keeping_stat(l0, good.replace(b"many_0", b"many_z"))
+    r = in_part(build, 2, MANY - 1)
+    assert verdict(r, "lib/libuser.so") == "broken", r.file("lib/libuser.so")
+    assert any(x["symbol"] == "many_0" for x in r.reasons("lib/libuser.so", "undefined-symbol"))
+    assert verdict(r, "lib/libl5.so") == "ok"
+    warm(build)
+    # another touched: the broken one is judged again too, for the note
+    # its search for a host makes (a note arises from the verdict judged)
+    os.utime(lib / "libl7.so")
+    assert verdict(in_part(build, 2, MANY - 1), "lib/libuser.so") == "broken"
+    warm(build)
+    # mended, by a new inode in lib/: the search for libuser.so's host
+    # listed lib/, which every verdict's search may list: all judged afresh
+    replace_keeping_stat(l0, good)
+    assert verdict(same_as_cold(build, False, why="lib' changed"), "lib/libuser.so") == "ok"
+    warm(build)
+    # a library added where the walk goes: judged, the rest kept
+    shutil.copy2(lib / "libl5.so", lib / "libnew.so")
+    assert verdict(in_part(build, 1, MANY + 1), "lib/libnew.so") == "ok"
+    (lib / "libnew.so").unlink()
+    in_part(build, 0, MANY + 1)
+    same_as_cold(build, True)
+
+
+def test_clean_never_acts_on_a_verdict_kept_in_part():
+    build = many()
+    warm(build)
+    kept = lotest.CACHE / "leftover" / "state"
+    kept = [p for p in kept.glob("*.cache") if str(build).encode() in p.read_bytes()]
+    assert len(kept) == 1, kept
+    # libl3.so's kept verdict a lie (stale), another library touched: the
+    # scan in part keeps the lie, clean judges afresh and moves nothing
+    forge_verdict(kept[0], "lib/libl3.so", 2)
+    os.utime(build / "lib" / "libl5.so")
+    settle()
+    p = scan(build)
+    assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
+    assert verdict(lotest.Scan(p), "lib/libl3.so") == "stale", p
+    os.utime(build / "lib" / "libl5.so")
+    settle()
+    c = lotest.leftover("clean", "--format", "json", build)
+    assert c.returncode == 0 and '"actions": []' in c.stdout, c
+    assert (build / "lib" / "libl3.so").exists()
+    scan(build, "--clear-cache")
 
 
 if __name__ == "__main__":

@@ -13,16 +13,34 @@
  * of walking and judging: what a verdict was drawn from is all there is
  * to it, as ninja trusts .ninja_deps and git its index.
  *
- * The granularity is the scan: one change anywhere and the whole tree is
- * judged afresh (and the cache written again), which is what an unchanged
- * tree needs (the audit after a build that built nothing, a pytest session
- * started again) and never wrong.
+ * When something changed, the granularity is the file. What the scan as
+ * a whole consulted (rules, build records, git, ld.so.cache, the hosts and
+ * what they load, the program: LO_DEP_SHARED, deps.h) must be unchanged,
+ * or the whole tree is judged afresh. Then the tree is walked again, and
+ * each item (a candidate, or an orphan the build's records name) whose
+ * own lstat and own dependencies (what the resolver read for its verdict:
+ * the file, each library bound, each path a search tried in vain, each
+ * directory searched, as the same directory) are all unchanged gets its
+ * kept verdict as it was judged, before the tree-wide steps; the others
+ * are judged. The tree-wide parts of the result are made again as a cold
+ * scan makes them: links and hard links, the orphans and trees of the
+ * build's model, rule reasons, origins, the summary. A host inferred from
+ * the tree's programs is looked for once for every verdict: what that
+ * reads (the directories listed, the programs) is shared. A verdict drawn
+ * on more than its reads (dyld's and Windows' lookups) is tainted: judged
+ * every time. The hosts' notes
+ * arise once, from whichever verdict met them first: while one the last
+ * scan had is missing, kept verdicts are judged after all (one of each
+ * host, then every one with a host, then all). So the result is a cold
+ * scan's, byte for byte, and the cache is written again.
  *
- * Git's racy rule: an entry whose mtime or ctime is within the timestamp
- * granularity of the start of the scan that wrote the cache (or later) is
- * never trusted: it may have changed again in the same tick, after it was
- * read, with the same stat. A filesystem that keeps whole seconds counts
- * as a granularity of two seconds.
+ * Git's racy rule, per entry: a dependency or item whose mtime or ctime is
+ * within the timestamp granularity of the start of the scan that wrote
+ * the cache (or later) is never trusted: it may have changed again in the
+ * same tick, after it was read, with the same stat. A shared one makes the
+ * whole tree judged afresh, a verdict's own one that verdict. A
+ * filesystem that keeps whole seconds counts as a granularity of two
+ * seconds.
  *
  * Where: beside the scan's state record (origin.h), in the user's cache,
  * $XDG_CACHE_HOME/leftover/state/<SHA-256 of the roots>.cache, never in
@@ -45,10 +63,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "leftover/buf.h"
 #include "leftover/deps.h"
 #include "leftover/scan.h"
 
-#define LO_CACHE_VERSION 2
+#define LO_CACHE_VERSION 3
 #define LO_CACHE_MAX_BYTES (64u << 20)
 
 /* What a scan needs of a root besides its files to give the result again. */
@@ -60,14 +79,39 @@ typedef struct lo_cache_root {
 	int64_t oldest;  /* when its oldest candidate was written (origin.h), -1 unknown */
 } lo_cache_root;
 
+/* One judged item of the walk: its verdict as judged, before the tree-wide steps. */
+typedef struct lo_cache_item {
+	char *abs;    /* the path the walk (or the build's orphans) gave; owned */
+	lo_dep self;  /* its lstat before it was judged (the link itself); path NULL */
+	bool has_file; /* false: its slot held nothing (a link reported by its target) */
+	lo_file file; /* the slot's verdict, when has_file */
+} lo_cache_item;
+
 /* One cache: the key it was made for, what it depends on, the result. */
 typedef struct lo_cache_entry {
 	char *key;          /* the fingerprint of roots, options, rules and environment; owned */
 	int64_t written_ns; /* when the scan that made it started (CLOCK_REALTIME) */
-	lo_deps deps;
+	lo_deps deps;       /* its uses' and tainted's slots are indices of items */
 	lo_scan_result *res; /* without origins, nor their notes; res->scan NULL */
 	lo_cache_root *roots; /* res->root_count of them */
+	size_t item_count;
+	lo_buf item_bytes;  /* the items as the file keeps them (lo_cache_put_item's); owned */
+	/* read by lo_cache_items_read (until then deps' uses and tainted are empty): */
+	lo_cache_item *items; /* or NULL */
+	char **host_notes;  /* the hosts' notes (hosts.h), in res->notes too */
+	size_t host_note_count;
+	lo_buf tail;        /* parsed: the bytes of the uses, tainted, notes and items; owned */
+	size_t tail_at;     /* where in tail they start */
 } lo_cache_entry;
+
+/* Item `abs`, its lstat `self` and its slot `f` (NULL: none), as the file keeps them. */
+void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f);
+/*
+ * Read e's items with their uses, tainted and the hosts' notes (at most once): a
+ * scan that gives the whole result does without them. LO_EINVALID when
+ * they are malformed.
+ */
+int lo_cache_items_read(lo_cache_entry *e);
 
 /*
  * The cache file of the scan of `roots` (real paths): owned, NULL when the
@@ -94,6 +138,27 @@ void lo_cache_entry_free(lo_cache_entry *e);
  * `jobs` threads. False with *why (owned) saying the first reason not.
  */
 bool lo_cache_check(const lo_cache_entry *e, const char *key, unsigned jobs, char **why);
+
+/* How each dependency stands now (lo_cache_states). */
+enum {
+	LO_CACHE_SAME,
+	LO_CACHE_CHANGED,
+	LO_CACHE_RACY,    /* stats the same, but written in the racy window: not trusted */
+	LO_CACHE_SAME_DIR /* a directory of searches alone, the same one, its entries changed */
+};
+
+/*
+ * Each of e's dependencies statted (on `jobs` threads): an array of
+ * e->deps.count LO_CACHE_* (owned), for a scan that judges again only the
+ * verdicts whose own dependencies changed. A directory read by verdicts
+ * alone (LO_DEP_LOCAL without LO_DEP_SHARED: a search's) is the same
+ * while it is the same directory (lo_dep_same_identity), whatever was
+ * added to it (LO_CACHE_SAME_DIR): what was looked for in it is a
+ * dependency of its own.
+ */
+unsigned char *lo_cache_states(const lo_cache_entry *e, unsigned jobs);
+/* Was a dependency stamped `then` written in the racy window of the scan at `written_ns`? */
+bool lo_cache_racy(const lo_dep *then, int64_t written_ns);
 
 /* Remove the cache of `roots`; 0 also when there was none. */
 int lo_cache_clear(char *const *roots, size_t root_count);

@@ -17,6 +17,19 @@
  * and a lookup: a path noted twice is kept once, with its first stat (the
  * one the verdict was drawn from: a change after it shows next time).
  *
+ * Each note says how the thing was used (lo_dep's `use`). What the scan
+ * as a whole reads (rules, build records, git, ld.so.cache, the hosts and
+ * what they load: lo_deps_note_stat, lo_deps_note_path) is shared: a
+ * change there and every verdict is judged afresh. What the walk lists
+ * (lo_deps_note_fd) only says whether the tree must be walked again. What
+ * the resolver reads for one verdict (lo_deps_note_read, lo_deps_note_again)
+ * is that verdict's own: the judging thread names the verdict at hand
+ * (lo_deps_attribute, its slot), and the recording keeps each (slot, dep)
+ * pair, so that a later scan judges again only the verdicts one of whose
+ * own dependencies changed. The same path read both ways is shared. A
+ * verdict drawn on more than its reads (a host inferred from the tree,
+ * dyld's or Windows' lookups) is tainted: never kept (lo_deps_taint).
+ *
  * Paths are absolute, as opened. Under --sysroot they would name files
  * inside the root, so the cache is not used there (scan.c).
  */
@@ -28,18 +41,35 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+/* How a dependency was used (lo_dep's `use`, bits). */
+enum {
+	LO_DEP_SHARED = 1, /* by the scan as a whole: a change and every verdict goes */
+	LO_DEP_LOCAL = 2,  /* by the verdicts of lo_deps' uses alone */
+	LO_DEP_WALK = 4,   /* a directory the walk listed */
+};
+
 /* One thing consulted, as it was when it was consulted. */
 typedef struct lo_dep {
 	char *path;   /* absolute; owned */
 	bool absent;  /* it did not exist (or was no directory on the way): the rest is 0 */
+	uint8_t use;  /* LO_DEP_* bits */
 	uint32_t mode;
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
 } lo_dep;
 
+/* Verdict `slot` consulted deps[dep]. */
+typedef struct lo_deps_use {
+	uint32_t slot, dep;
+} lo_deps_use;
+
 typedef struct lo_deps {
 	lo_dep *deps;
 	size_t count, cap;
+	lo_deps_use *uses; /* sorted by slot, then dep; each pair once */
+	size_t use_count, use_cap;
+	uint32_t *tainted; /* the slots whose verdicts are not to be kept, sorted, each once */
+	size_t tainted_count, tainted_cap;
 } lo_deps;
 
 /* Start recording (a previous recording not taken is dropped). */
@@ -57,9 +87,30 @@ void lo_deps_note_fd(const char *dir, const char *rel, int fd);
 /* `path` as stat (following links) gives it now, or its absence. */
 void lo_deps_note_path(const char *path);
 
+/*
+ * The calling thread judges verdict `slot` now (lo_deps_attribute) or no
+ * more (slot SIZE_MAX): its reads are that verdict's own; without one,
+ * the scan's as a whole. Returns the slot it judged before, to go back to.
+ */
+size_t lo_deps_attribute(size_t slot);
+/* `path` read, as `st` (NULL: absent), for the verdict at hand (shared when none). */
+void lo_deps_note_read(const char *path, const struct stat *st);
+/* `path`, read before, consulted again for the verdict at hand; `shared`: by a host. */
+void lo_deps_note_again(const char *path, bool shared);
+/* `d`, checked unchanged since a scan kept it, for the verdict at hand (shared when none). */
+void lo_deps_note_kept(const lo_dep *d);
+/* The verdict at hand drew on more than what it read: it is not to be kept. */
+void lo_deps_taint(void);
+/* Is `slot` among d's tainted? */
+bool lo_deps_is_tainted(const lo_deps *d, size_t slot);
+
 /* `path`'s stat now, as an entry (absent when stat fails); path borrowed. */
 lo_dep lo_dep_of(const char *path);
+/* `path`'s lstat now (the link itself), as an entry; path borrowed. */
+lo_dep lo_dep_of_link(const char *path);
 /* Does `now` (lo_dep_of) show `then` unchanged? */
 bool lo_dep_same(const lo_dep *then, const lo_dep *now);
+/* The same file or directory, or the same absence (what a search's directory tells)? */
+bool lo_dep_same_identity(const lo_dep *then, const lo_dep *now);
 
 #endif

@@ -86,6 +86,9 @@ typedef struct lo_scan_tree {
 /* Whether the verdict cache (cache.h) gave the result; not part of any report. */
 typedef struct lo_scan_cache {
 	bool used;       /* the result is the kept one: nothing was walked nor judged */
+	bool partial;    /* the tree walked again, only the files whose own dependencies
+			    changed judged again (kept: the others) */
+	size_t judged, kept; /* when partial: the verdicts judged again, and kept */
 	size_t checked;  /* the dependencies statted to know it (used) or recorded (not) */
 	char *why;       /* why it was not used, for --verbose, or NULL; owned */
 	char *complaint; /* a cache that was there but wrong (truncated, corrupt, another

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "leftover/lock.h"
@@ -121,8 +122,10 @@ static void add_program(candidates *c, const char *path, const char *from)
 static bool executable_file(const char *path)
 {
 	struct stat st;
+	bool there = stat(path, &st) == 0;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+	lo_deps_note_stat(path, there ? &st : NULL); /* made a program later: deps.h */
+	return there && S_ISREG(st.st_mode) && (st.st_mode & 0111);
 }
 
 /* Does `name` look like a shared library's (x.so, x.so.1)? */
@@ -152,6 +155,7 @@ static char **list_dir(const char *dir, bool (*want)(const char *path, const cha
 	size_t cap = 0, seen = 0;
 
 	*n = 0;
+	lo_deps_note_path(dir); /* its names are read, for every verdict: deps.h */
 	if (!d)
 		return NULL;
 	while ((de = readdir(d)) && seen++ < ENTRIES_MAX) {
@@ -194,7 +198,12 @@ static bool beside_library(const char *path, const char *name, const char *arg)
 	struct stat st;
 
 	(void)arg;
-	return library_named(name) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	if (!library_named(name))
+		return false;
+	/* the directory's note tells a name gone or made anew; a link's target is noted */
+	if (lo_deps_recording() && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		lo_deps_note_path(path);
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Add the programs of `dir` that `want` takes. */
@@ -266,6 +275,7 @@ static void add_named_programs(candidates *c, lo_resolver *r, const char *dir)
 		for (i = 0; i < sizeof(program_dirs) / sizeof(*program_dirs); i++) {
 			if (asprintf(&path, "%s/%s", program_dirs[i], name) < 0)
 				abort();
+			lo_deps_note_path(path); /* installed later: deps.h */
 			if (lo_resolver_has_file(r, path))
 				add_program(c, path, from);
 			free(path);

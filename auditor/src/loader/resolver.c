@@ -184,7 +184,7 @@ static void note_stamp(const char *path, const lo_elf_stamp *at)
 	st.st_size = (off_t)at->size;
 	st.st_mtim = at->mtime;
 	st.st_ctim = at->ctime;
-	lo_deps_note_stat(path, &st);
+	lo_deps_note_read(path, &st);
 }
 
 /*
@@ -211,11 +211,11 @@ static void resolver_read_into(lo_resolver *r, const char *path, const char *key
 		/* most are paths a search tries: the message is made when asked for (lo_resolver_why) */
 		o->errnum = errno;
 		o->err = LO_ERROR;
-		lo_deps_note_stat(path, NULL); /* a library put there later is found then */
+		lo_deps_note_read(path, NULL); /* a library put there later is found then */
 		return;
 	} else {
 		lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
-		lo_deps_note_stat(path, &st);
+		lo_deps_note_read(path, &st);
 	}
 	pthread_mutex_lock(&r->lock);
 	/* counted at once: a forget meanwhile must see this path name it */
@@ -520,12 +520,17 @@ static got open_keyed(lo_resolver *r, const char *path, const char *key, lo_use 
 		o->users++;
 		while (!o->ready)
 			pthread_cond_wait(&r->ready, &r->lock);
+		/* read for another verdict: this one consulted it too (deps.h) */
+		lo_deps_note_again(path, use == LO_USE_HOST);
 	} else {
 		o = lo_xcalloc(1, sizeof(*o));
 		o->users = 1;
 		lo_map_put(r->by_path, key, o);
 		pthread_mutex_unlock(&r->lock);
 		resolver_read_into(r, path, key, o, given);
+		/* a host's is every verdict's that host judges (deps.h) */
+		if (use == LO_USE_HOST)
+			lo_deps_note_again(path, true);
 		pthread_mutex_lock(&r->lock);
 		o->ready = true;
 		pthread_cond_broadcast(&r->ready);
@@ -598,7 +603,7 @@ int lo_resolver_read_own(lo_resolver *r, const char *path, lo_elf_buf *buf, cons
 	pthread_mutex_unlock(&r->lock);
 	if (held || (fd = open_stat(r, path, &st)) < 0)
 		return read_keyed(r, path, key, NULL, out);
-	lo_deps_note_stat(path, &st);
+	lo_deps_note_read(path, &st);
 	lo_resolver_inode_key(inode, st.st_dev, st.st_ino);
 	pthread_mutex_lock(&r->lock);
 	held = lo_map_get(r->by_inode, inode, NULL) != NULL;

@@ -57,6 +57,13 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 	if (seen)
 		id = *seen;
 	pthread_mutex_unlock(&r->dir_lock);
+	/*
+	 * None there: nothing in it is opened, so its absence is what this
+	 * verdict too was drawn from (deps.h). One that is there is not: each
+	 * path opened in it is noted.
+	 */
+	if (seen && id.errnum && !r->root)
+		lo_deps_note_again(dir, false);
 	if (seen)
 		return id;
 	do {
@@ -70,7 +77,7 @@ static dir_id dir_of(lo_resolver *r, const char *dir)
 		}
 	} while (rc < 0 && errno == EINTR && ++tries < 64);
 	if (!r->root) /* a path under --sysroot is no path here: no cache there (deps.h) */
-		lo_deps_note_stat(dir, rc < 0 ? NULL : &st);
+		lo_deps_note_read(dir, rc < 0 ? NULL : &st);
 	if (rc < 0)
 		id.errnum = errno;
 	else if (!S_ISDIR(st.st_mode))

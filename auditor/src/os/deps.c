@@ -8,6 +8,11 @@
  * under one lock; at bench scale 1 it holds some 8,000 entries, noted once
  * each (the walk's directories, the resolver's paths, each read once per
  * run by its cache).
+ *
+ * A judging thread names the verdict it judges (a thread-local slot):
+ * its reads, and its consulting again what the resolver holds, are kept
+ * as (slot, dep) pairs, so that each verdict has its own dependencies
+ * without a list per verdict while judging.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +36,12 @@ typedef struct recording {
 } recording;
 
 static _Atomic(recording *) current;
+
+/* The verdict the calling thread judges, + 1; 0 while none. */
+static _Thread_local size_t attributed;
+
+/* How a note uses its path (lo_dep's use), before the thread's slot is known. */
+typedef enum how { HOW_SHARED, HOW_WALK, HOW_READ } how;
 
 static int64_t ns_of(const struct timespec *t)
 {
@@ -62,6 +73,21 @@ lo_dep lo_dep_of(const char *path)
 	return dep_from(path, stat(path, &st) == 0 ? &st : NULL);
 }
 
+lo_dep lo_dep_of_link(const char *path)
+{
+	struct stat st;
+
+	return dep_from(path, lstat(path, &st) == 0 ? &st : NULL);
+}
+
+bool lo_dep_same_identity(const lo_dep *then, const lo_dep *now)
+{
+	if (then->absent || now->absent)
+		return then->absent == now->absent;
+	return (then->mode & S_IFMT) == (now->mode & S_IFMT) && then->dev == now->dev &&
+	       then->ino == now->ino;
+}
+
 bool lo_dep_same(const lo_dep *then, const lo_dep *now)
 {
 	if (then->absent || now->absent)
@@ -80,6 +106,8 @@ void lo_deps_free(lo_deps *d)
 	for (i = 0; i < d->count; i++)
 		free(d->deps[i].path);
 	free(d->deps);
+	free(d->uses);
+	free(d->tainted);
 	free(d);
 }
 
@@ -90,7 +118,46 @@ static void recording_free(recording *r)
 	lo_map_free(r->seen, NULL);
 	pthread_mutex_destroy(&r->lock);
 	free(r->deps.deps);
+	free(r->deps.uses);
+	free(r->deps.tainted);
 	free(r);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_use(const void *a, const void *b)
+{
+	const lo_deps_use *x = a, *y = b;
+
+	return x->slot != y->slot ? cmp_u32(&x->slot, &y->slot) : cmp_u32(&x->dep, &y->dep);
+}
+
+/* Sort v's n items of `size` bytes and keep each once. */
+static void sort_unique(void *v, size_t *n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *p = v;
+	size_t i, k = 0;
+
+	if (!*n)
+		return;
+	qsort(p, *n, size, cmp);
+	for (i = 1; i < *n; i++)
+		if (cmp(p + k * size, p + i * size))
+			memmove(p + ++k * size, p + i * size, size);
+	*n = k + 1;
+}
+
+bool lo_deps_is_tainted(const lo_deps *d, size_t slot)
+{
+	uint32_t key = (uint32_t)slot;
+
+	return d->tainted_count &&
+	       bsearch(&key, d->tainted, d->tainted_count, sizeof(uint32_t), cmp_u32);
 }
 
 void lo_deps_start(void)
@@ -118,8 +185,10 @@ lo_deps *lo_deps_take(void)
 		return NULL;
 	d = lo_xcalloc(1, sizeof(*d));
 	*d = r->deps;
-	r->deps.deps = NULL;
+	memset(&r->deps, 0, sizeof(r->deps));
 	recording_free(r);
+	sort_unique(d->uses, &d->use_count, sizeof(lo_deps_use), cmp_use);
+	sort_unique(d->tainted, &d->tainted_count, sizeof(uint32_t), cmp_u32);
 	return d;
 }
 
@@ -128,21 +197,117 @@ bool lo_deps_recording(void)
 	return atomic_load_explicit(&current, memory_order_relaxed) != NULL;
 }
 
-void lo_deps_note_stat(const char *path, const struct stat *st)
+/* The verdict at hand did `use` with deps[at]; under the lock. */
+static void use_locked(recording *r, size_t at, how h)
+{
+	lo_deps *d = &r->deps;
+
+	if (h == HOW_SHARED || (h == HOW_READ && !attributed)) {
+		d->deps[at].use |= LO_DEP_SHARED;
+	} else if (h == HOW_WALK) {
+		d->deps[at].use |= LO_DEP_WALK;
+	} else {
+		d->deps[at].use |= LO_DEP_LOCAL;
+		lo_array_grow(&d->uses, &d->use_cap, d->use_count + 1, sizeof(lo_deps_use));
+		d->uses[d->use_count++] = (lo_deps_use){ (uint32_t)(attributed - 1), (uint32_t)at };
+	}
+}
+
+/* Note `given` (its path borrowed) unless its path was noted; then `h` of it. */
+static void note(const lo_dep *given, how h)
 {
 	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	size_t at;
+
+	if (!r || !given->path || !lo_os_path_is_absolute(given->path))
+		return;
+	pthread_mutex_lock(&r->lock);
+	if (!(at = (size_t)(uintptr_t)lo_map_get(r->seen, given->path, NULL))) {
+		lo_array_grow(&r->deps.deps, &r->deps.cap, r->deps.count + 1, sizeof(lo_dep));
+		r->deps.deps[r->deps.count] = *given;
+		r->deps.deps[r->deps.count].path = lo_xstrdup(given->path);
+		r->deps.deps[r->deps.count].use = 0;
+		at = ++r->deps.count;
+		lo_map_put(r->seen, given->path, (void *)(uintptr_t)at);
+	}
+	use_locked(r, at - 1, h);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* note of `path` as `st` gives it, when recording. */
+static void note_stat(const char *path, const struct stat *st, how h)
+{
 	lo_dep d;
+
+	if (!lo_deps_recording())
+		return;
+	d = dep_from(path, st);
+	note(&d, h);
+}
+
+/* note of `path` as stat gives it now. */
+static void note_stat_path(const char *path, how h)
+{
+	struct stat st;
+
+	note_stat(path, stat(path, &st) == 0 ? &st : NULL, h);
+}
+
+void lo_deps_note_stat(const char *path, const struct stat *st)
+{
+	note_stat(path, st, HOW_SHARED);
+}
+
+void lo_deps_note_read(const char *path, const struct stat *st)
+{
+	note_stat(path, st, HOW_READ);
+}
+
+void lo_deps_note_kept(const lo_dep *d)
+{
+	note(d, HOW_READ);
+}
+
+void lo_deps_note_again(const char *path, bool shared)
+{
+	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	size_t at;
 
 	if (!r || !path || !lo_os_path_is_absolute(path))
 		return;
 	pthread_mutex_lock(&r->lock);
-	if (!lo_map_get(r->seen, path, NULL)) {
-		lo_array_grow(&r->deps.deps, &r->deps.cap, r->deps.count + 1, sizeof(lo_dep));
-		d = dep_from(path, st);
-		d.path = lo_xstrdup(path);
-		r->deps.deps[r->deps.count++] = d;
-		lo_map_put(r->seen, path, (void *)(uintptr_t)r->deps.count);
-	}
+	/* without a verdict at hand, the scan's as a whole (use_locked) */
+	if ((at = (size_t)(uintptr_t)lo_map_get(r->seen, path, NULL)))
+		use_locked(r, at - 1, shared ? HOW_SHARED : HOW_READ);
+	pthread_mutex_unlock(&r->lock);
+	/*
+	 * Read first under another spelling ($ORIGIN/../lib/x, lib/x): this
+	 * one as it stats now. Changed since that read, it was changed after
+	 * the scan began: racy, never trusted (cache.h).
+	 */
+	if (!at)
+		note_stat_path(path, shared ? HOW_SHARED : HOW_READ);
+}
+
+size_t lo_deps_attribute(size_t slot)
+{
+	size_t before = attributed ? attributed - 1 : SIZE_MAX;
+
+	attributed = slot == SIZE_MAX ? 0 : slot + 1;
+	return before;
+}
+
+void lo_deps_taint(void)
+{
+	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	lo_deps *d;
+
+	if (!r || !attributed)
+		return;
+	pthread_mutex_lock(&r->lock);
+	d = &r->deps;
+	lo_array_grow(&d->tainted, &d->tainted_cap, d->tainted_count + 1, sizeof(uint32_t));
+	d->tainted[d->tainted_count++] = (uint32_t)(attributed - 1);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -150,6 +315,7 @@ void lo_deps_note_fd(const char *dir, const char *rel, int fd)
 {
 	struct stat st;
 	lo_buf path = LO_BUF_INIT;
+	lo_dep d;
 
 	if (!lo_deps_recording())
 		return;
@@ -160,15 +326,13 @@ void lo_deps_note_fd(const char *dir, const char *rel, int fd)
 			lo_buf_putc(&path, '/');
 		lo_buf_puts(&path, rel);
 	}
-	lo_deps_note_stat(lo_buf_cstr(&path), fstat(fd, &st) == 0 ? &st : NULL);
+	d = dep_from(lo_buf_cstr(&path), fstat(fd, &st) == 0 ? &st : NULL);
+	note(&d, HOW_WALK);
 	lo_buf_dispose(&path);
 }
 
 void lo_deps_note_path(const char *path)
 {
-	struct stat st;
-
-	if (!lo_deps_recording())
-		return;
-	lo_deps_note_stat(path, stat(path, &st) == 0 ? &st : NULL);
+	if (lo_deps_recording())
+		note_stat_path(path, HOW_SHARED);
 }

@@ -4,9 +4,13 @@
  *
  * The format, all integers little-endian:
  *   "leftover-cache\n\0" (16 bytes), u32 LO_CACHE_VERSION,
- *   the body: str key, i64 written_ns; u32 n, n dependencies; the result
- *   (roots with what their origin needs, files, links, notes, details,
- *   trees, the summary);
+ *   the body: str key, i64 written_ns; u32 n, n dependencies (each with
+ *   its use); the result (roots with what their origin needs, files,
+ *   links, notes, details, trees, the summary); u32 n, the number of
+ *   items; the (item, dependency) pairs of each verdict's own
+ *   dependencies; the tainted items; the hosts' notes; the n items with
+ *   their own verdicts, to the end (read only by a warm scan in part:
+ *   lo_cache_items_read);
  *   u64 checksum of every byte before it (lo_cache_checksum).
  * A str is a u32 length and its bytes, 0xffffffff for NULL. The checksum
  * makes a torn or flipped file one that is ignored, never a verdict read
@@ -133,6 +137,27 @@ static void put_result(lo_buf *b, const lo_cache_entry *e)
 	put_u64(b, res->summary.withheld);
 }
 
+/* A dependency's stat data: absent and use in one word, mode, then the numbers. */
+static void put_stat(lo_buf *b, const lo_dep *d)
+{
+	put_u32(b, (uint32_t)d->absent | (uint32_t)d->use << 1);
+	put_u32(b, d->mode);
+	put_u64(b, d->dev);
+	put_u64(b, d->ino);
+	put_u64(b, d->size);
+	put_u64(b, (uint64_t)d->mtime_ns);
+	put_u64(b, (uint64_t)d->ctime_ns);
+}
+
+void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f)
+{
+	put_str(b, abs);
+	put_stat(b, self);
+	put_u32(b, f != NULL);
+	if (f)
+		put_file(b, f);
+}
+
 /* FNV-1a over 64-bit little-endian words, then the last bytes one by one: 8 times fewer rounds. */
 uint64_t lo_cache_checksum(const void *data, size_t n)
 {
@@ -168,15 +193,21 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 		const lo_dep *d = &e->deps.deps[i];
 
 		put_str(&b, d->path);
-		put_u32(&b, d->absent);
-		put_u32(&b, d->mode);
-		put_u64(&b, d->dev);
-		put_u64(&b, d->ino);
-		put_u64(&b, d->size);
-		put_u64(&b, (uint64_t)d->mtime_ns);
-		put_u64(&b, (uint64_t)d->ctime_ns);
+		put_stat(&b, d);
 	}
 	put_result(&b, e);
+	put_u32(&b, (uint32_t)e->item_count);
+	put_u32(&b, (uint32_t)e->deps.use_count);
+	for (i = 0; i < e->deps.use_count; i++) {
+		put_u32(&b, e->deps.uses[i].slot);
+		put_u32(&b, e->deps.uses[i].dep);
+	}
+	put_u32(&b, (uint32_t)e->deps.tainted_count);
+	for (i = 0; i < e->deps.tainted_count; i++)
+		put_u32(&b, e->deps.tainted[i]);
+	put_strs(&b, e->host_notes, e->host_note_count);
+	if (e->item_bytes.len)
+		lo_buf_add(&b, e->item_bytes.ptr, e->item_bytes.len);
 	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
 	if (b.len > LO_CACHE_MAX_BYTES) {
 		size_t len = b.len;
@@ -390,6 +421,20 @@ static void get_result(reader *r, lo_cache_entry *e)
 		r->bad = e->roots[i].origin_note_at > res->note_count;
 }
 
+static void get_stat(reader *r, lo_dep *x)
+{
+	uint32_t flags = get_enum(r, 16);
+
+	x->absent = flags & 1;
+	x->use = (uint8_t)(flags >> 1);
+	x->mode = get_u32(r);
+	x->dev = get_u64(r);
+	x->ino = get_u64(r);
+	x->size = get_u64(r);
+	x->mtime_ns = (int64_t)get_u64(r);
+	x->ctime_ns = (int64_t)get_u64(r);
+}
+
 static void get_deps(reader *r, lo_deps *d)
 {
 	size_t n = get_count(r, 52), i;
@@ -400,19 +445,66 @@ static void get_deps(reader *r, lo_deps *d)
 		lo_dep *x = &d->deps[d->count++];
 
 		x->path = get_some_str(r);
-		x->absent = get_enum(r, 2);
-		x->mode = get_u32(r);
-		x->dev = get_u64(r);
-		x->ino = get_u64(r);
-		x->size = get_u64(r);
-		x->mtime_ns = (int64_t)get_u64(r);
-		x->ctime_ns = (int64_t)get_u64(r);
+		get_stat(r, x);
 	}
 }
 
-int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
+/* The pairs and tainted slots that name the items (each checked in range), the hosts' notes. */
+static void get_uses(reader *r, lo_cache_entry *e)
 {
-	const unsigned char *p = data;
+	lo_deps *d = &e->deps;
+	size_t n = get_count(r, 8), i;
+
+	d->uses = lo_xcalloc(n ? n : 1, sizeof(lo_deps_use));
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_deps_use *u = &d->uses[d->use_count++];
+
+		u->slot = get_u32(r);
+		u->dep = get_u32(r);
+		/* sorted, as lo_deps_take leaves them: a verdict's are found by a search */
+		r->bad |= u->slot >= e->item_count || u->dep >= d->count ||
+			  (i && (u->slot < u[-1].slot || (u->slot == u[-1].slot && u->dep <= u[-1].dep)));
+	}
+	n = get_count(r, 4);
+	d->tainted = lo_xcalloc(n ? n : 1, sizeof(uint32_t));
+	for (i = 0; i < n && !r->bad; i++) {
+		d->tainted[d->tainted_count] = get_u32(r);
+		r->bad |= d->tainted[i] >= e->item_count || (i && d->tainted[i] <= d->tainted[i - 1]);
+		d->tainted_count++;
+	}
+	e->host_notes = get_strs(r, &e->host_note_count);
+}
+
+int lo_cache_items_read(lo_cache_entry *e)
+{
+	const unsigned char *p = (const unsigned char *)e->tail.ptr + e->tail_at;
+	reader r = { p, p + (e->tail.len - e->tail_at), false };
+	size_t i;
+
+	get_uses(&r, e);
+	/* as the scan will write them again, and fuzz_cache does */
+	if (!r.bad)
+		lo_buf_add(&e->item_bytes, (const char *)r.p, (size_t)(r.end - r.p));
+	e->items = lo_xcalloc(e->item_count ? e->item_count : 1, sizeof(lo_cache_item));
+	for (i = 0; i < e->item_count && !r.bad; i++) {
+		lo_cache_item *it = &e->items[i];
+
+		it->abs = get_some_str(&r);
+		get_stat(&r, &it->self);
+		if ((it->has_file = get_enum(&r, 2)))
+			get_file(&r, &it->file);
+	}
+	if (r.bad || r.p != r.end)
+		return lo_error_set(LO_EINVALID, "its items are malformed");
+	return 0;
+}
+
+/*
+ * Parse `len` bytes at data; `own`, when not NULL, is data itself,
+ * allocated, which the entry takes for its tail (no copy); else copied.
+ */
+static int parse(lo_cache_entry **out, const unsigned char *p, size_t len, char *own)
+{
 	reader r = { p, p + len, false }, sum;
 	lo_cache_entry *e;
 	uint32_t version;
@@ -434,12 +526,25 @@ int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
 	get_deps(&r, &e->deps);
 	if (!r.bad)
 		get_result(&r, e);
-	if (r.bad || r.p != r.end) {
+	/* the rest is read by a warm scan in part alone: 56 bytes an item at least */
+	e->item_count = get_u32(&r);
+	if (r.bad || (size_t)(r.end - r.p) / 56 < e->item_count) {
 		lo_cache_entry_free(e);
 		return lo_error_set(LO_EINVALID, "malformed");
 	}
+	if (own) {
+		e->tail = (lo_buf){ own, (size_t)(r.end - p), len };
+		e->tail_at = (size_t)(r.p - p);
+	} else {
+		lo_buf_add(&e->tail, (const char *)r.p, (size_t)(r.end - r.p));
+	}
 	*out = e;
 	return 0;
+}
+
+int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
+{
+	return parse(out, data, len, NULL);
 }
 
 int lo_cache_read(lo_cache_entry **out, const char *file)
@@ -465,8 +570,8 @@ int lo_cache_read(lo_cache_entry **out, const char *file)
 		free(data);
 		return lo_error_set(LO_EINVALID, "'%s': short read", file);
 	}
-	err = lo_cache_parse(out, data, (size_t)n);
-	free(data);
+	if ((err = parse(out, (const unsigned char *)data, (size_t)n, data)) < 0)
+		free(data);
 	return err < 0 ? lo_error_set(err, "'%s': %s", file, lo_error_last()) : 0;
 }
 
@@ -486,6 +591,18 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	for (i = 0; i < e->deps.count; i++)
 		free(e->deps.deps[i].path);
 	free(e->deps.deps);
+	free(e->deps.uses);
+	free(e->deps.tainted);
+	for (i = 0; e->items && i < e->item_count; i++) {
+		free(e->items[i].abs);
+		lo_file_dispose(&e->items[i].file);
+	}
+	free(e->items);
+	lo_buf_dispose(&e->item_bytes);
+	lo_buf_dispose(&e->tail);
+	for (i = 0; i < e->host_note_count; i++)
+		free(e->host_notes[i]);
+	free(e->host_notes);
 	free(e->key);
 	free(e);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "leftover/buf.h"
@@ -24,6 +25,8 @@ typedef struct check {
 	const lo_cache_entry *e;
 	atomic_size_t next;
 	atomic_size_t changed; /* index + 1 of a changed entry, 0 while none */
+	unsigned char *states; /* NULL: stop at the first change; else each one's LO_CACHE_* */
+	int64_t tick;          /* stamp_tick's, for the states */
 } check;
 
 /* The tick of the clock the kernel stamps files with: 10 ms (HZ=100) at least. */
@@ -55,6 +58,26 @@ static bool racy(const lo_dep *d, int64_t written_ns, int64_t tick)
 	       (near(d->mtime_ns, written_ns, tick) || near(d->ctime_ns, written_ns, tick));
 }
 
+bool lo_cache_racy(const lo_dep *then, int64_t written_ns)
+{
+	return racy(then, written_ns, stamp_tick());
+}
+
+/* How deps[i] stands now (lo_cache_states). */
+static unsigned char state_of(const check *c, size_t i)
+{
+	const lo_dep *d = &c->e->deps.deps[i];
+	lo_dep now = lo_dep_of(d->path);
+	bool same = lo_dep_same(d, &now) && !racy(d, c->e->written_ns, c->tick);
+
+	if ((d->use & (LO_DEP_LOCAL | LO_DEP_SHARED)) == LO_DEP_LOCAL && !d->absent &&
+	    S_ISDIR(d->mode) && !same)
+		return lo_dep_same_identity(d, &now) ? LO_CACHE_SAME_DIR : LO_CACHE_CHANGED;
+	if (same)
+		return LO_CACHE_SAME;
+	return lo_dep_same(d, &now) ? LO_CACHE_RACY : LO_CACHE_CHANGED;
+}
+
 static void *check_worker(void *arg)
 {
 	check *c = arg;
@@ -64,6 +87,8 @@ static void *check_worker(void *arg)
 	while (!atomic_load_explicit(&c->changed, memory_order_relaxed) &&
 	       (i = atomic_fetch_add(&c->next, CHECK_BATCH)) < deps->count) {
 		end = i + CHECK_BATCH < deps->count ? i + CHECK_BATCH : deps->count;
+		for (; i < end && c->states; i++)
+			c->states[i] = state_of(c, i);
 		for (; i < end; i++) {
 			lo_dep now = lo_dep_of(deps->deps[i].path);
 
@@ -78,20 +103,36 @@ static void *check_worker(void *arg)
 	return NULL;
 }
 
-/* The first dependency changed since, as index + 1, or 0: stats on `jobs` threads. */
-static size_t first_changed(const lo_cache_entry *e, unsigned jobs)
+/* Run check_worker on `jobs` threads over c. */
+static void check_all(check *c, unsigned jobs)
 {
-	check c = { e, 0, 0 };
 	pthread_t *threads = lo_xcalloc(jobs ? jobs : 1, sizeof(pthread_t));
 	unsigned i, started = 0;
 
 	for (i = 1; i < jobs; i++)
-		if (pthread_create(&threads[started], NULL, check_worker, &c) == 0)
+		if (pthread_create(&threads[started], NULL, check_worker, c) == 0)
 			started++;
-	check_worker(&c);
+	check_worker(c);
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
+}
+
+unsigned char *lo_cache_states(const lo_cache_entry *e, unsigned jobs)
+{
+	check c = { e, 0, 0, NULL, stamp_tick() };
+
+	c.states = lo_xcalloc(e->deps.count ? e->deps.count : 1, 1);
+	check_all(&c, jobs);
+	return c.states;
+}
+
+/* The first dependency changed since, as index + 1, or 0: stats on `jobs` threads. */
+static size_t first_changed(const lo_cache_entry *e, unsigned jobs)
+{
+	check c = { e, 0, 0, NULL, 0 };
+
+	check_all(&c, jobs);
 	return atomic_load(&c.changed);
 }
 

@@ -185,13 +185,27 @@ static void *judge_worker(void *arg)
 
 		if (atomic_load(&s->failed))
 			break;
+		if (s->judge_kept && s->kept_slot[i] != AGAIN)
+			continue;
+		/* what is read from here on is this verdict's (deps.h) */
+		lo_deps_attribute(i);
+		if (lo_scan_cache_take(s, i)) {
+			lo_deps_attribute(SIZE_MAX);
+			continue;
+		}
 		lo_resolver_begin(w);
 		err = lo_scan_judge(s, &s->judged[i], &s->items[i], &buf);
 		lo_resolver_end(w);
+		lo_deps_attribute(SIZE_MAX);
 		lo_resolver_forget(s->resolver, s->items[i].abs);
-		/* its result has the path it needs: every path kept grew the heap with the tree */
-		free(s->items[i].abs);
-		s->items[i].abs = NULL;
+		/*
+		 * Its result has the path it needs: every path kept grew the heap
+		 * with the tree. The verdict cache keeps it, with the verdict.
+		 */
+		if (!s->cache_file) {
+			free(s->items[i].abs);
+			s->items[i].abs = NULL;
+		}
 		if (err < 0) {
 			int none = 0;
 
@@ -205,17 +219,13 @@ static void *judge_worker(void *arg)
 	return NULL;
 }
 
-/* Judge every item on s->jobs threads; returns the first error. */
-static int judge_all(scan *s)
+/* Run judge_worker on s->jobs threads over the items. */
+static void judge_run(scan *s)
 {
 	pthread_t *threads = lo_xcalloc(s->jobs, sizeof(pthread_t));
 	unsigned i, started = 0;
 
-	s->judged = lo_xcalloc(s->item_count ? s->item_count : 1, sizeof(lo_file));
-	if (!s->dyld)
-		s->dyld = lo_dyld_new(NULL);
 	atomic_store(&s->next, 0);
-	atomic_store(&s->failed, 0);
 	for (i = 1; i < s->jobs; i++)
 		if (pthread_create(&threads[started], NULL, judge_worker, s) == 0)
 			started++;
@@ -223,6 +233,27 @@ static int judge_all(scan *s)
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
+}
+
+/*
+ * Judge every item on s->jobs threads, or take its kept verdict (a warm
+ * scan in part, scan_cache.c); returns the first error.
+ */
+static int judge_all(scan *s)
+{
+	size_t n = s->item_count ? s->item_count : 1;
+
+	s->judged = lo_xcalloc(n, sizeof(lo_file));
+	if (s->kept)
+		s->kept_slot = lo_xcalloc(n, 1);
+	if (lo_deps_recording())
+		s->cache_self = lo_xcalloc(n, sizeof(lo_dep));
+	if (!s->dyld)
+		s->dyld = lo_dyld_new(NULL);
+	atomic_store(&s->failed, 0);
+	judge_run(s);
+	while (!atomic_load(&s->failed) && lo_scan_cache_judged(s))
+		judge_run(s);
 	if (atomic_load(&s->failed))
 		return lo_error_set(atomic_load(&s->failed), "%s", s->failed_msg);
 	return 0;
@@ -679,10 +710,7 @@ void lo_scan_free(scan *s)
 	for (i = 0; s->git && i < s->root_count; i++)
 		lo_git_free(s->git[i]);
 	free(s->git);
-	free(s->cache_file);
-	free(s->cache_key);
-	free(s->cache_why);
-	free(s->cache_complaint);
+	lo_scan_cache_free(s);
 	free(s->origin_note_at);
 	free(s->origin_notes);
 	free(s->oldest);
@@ -696,20 +724,22 @@ static int cmp_str(const void *a, const void *b)
 
 /*
  * What the hosts have to say, into the result: notes, and details for
- * --verbose. A host says its piece when the first file needs it, on
- * whichever job gets there first: sorted, the report is the same every run.
+ * --verbose. Sorted: they arise in the order the judging threads meet
+ * them, and a warm scan in part (scan_cache.c) meets them otherwise.
  */
 static void take_host_notes(scan *s)
 {
-	size_t i, from = s->res->note_count, cap = 0, before = s->res->detail_count;
+	size_t i, n, cap = 0, at = s->res->note_count;
 
 	for (i = 0; lo_hosts_note(s->hosts, i); i++)
 		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
-	qsort(s->res->notes + from, s->res->note_count - from, sizeof(char *), cmp_str);
+	if ((n = s->res->note_count - at))
+		qsort(s->res->notes + at, n, sizeof(char *), cmp_str);
 	for (i = 0; lo_hosts_detail(s->hosts, i); i++)
 		lo_strv_add_unique(&s->res->details, &s->res->detail_count, &cap,
 				   lo_hosts_detail(s->hosts, i));
-	qsort(s->res->details + before, s->res->detail_count - before, sizeof(char *), cmp_str);
+	if (s->res->detail_count)
+		qsort(s->res->details, s->res->detail_count, sizeof(char *), cmp_str);
 }
 
 bool lo_scan_produced(const lo_scan_result *res, const char *path)

@@ -19,6 +19,7 @@
  * the source tree, which no dependency covers. They are made again on a
  * warm scan, their notes put back where a cold scan puts them.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,9 +145,58 @@ static bool cache_allowed(const scan *s)
 	return !(o && (o->no_cache || o->sysroot || o->reconfigure));
 }
 
+/*
+ * Why `e` cannot give the whole result, from `states`: the first
+ * dependency not the same; NULL when every one is. Owned.
+ */
+static char *why_not_whole(const lo_cache_entry *e, const unsigned char *states)
+{
+	char *why = NULL;
+	size_t i;
+
+	for (i = 0; i < e->deps.count && states[i] == LO_CACHE_SAME; i++)
+		;
+	if (i == e->deps.count)
+		return NULL;
+	if (asprintf(&why, states[i] == LO_CACHE_RACY
+				   ? "'%s' changed while the scan that made it ran (racy)"
+				   : "'%s' changed", e->deps.deps[i].path) < 0)
+		abort();
+	return why;
+}
+
+/*
+ * May `e` give its items' verdicts? Only while every dependency the scan
+ * as a whole used is the same: a rules file, a build record, a host, git,
+ * ld.so.cache, the program. What changed is the walk's directories and
+ * the verdicts' own dependencies.
+ */
+static bool may_keep_items(const lo_cache_entry *e, const unsigned char *states)
+{
+	size_t i;
+
+	for (i = 0; i < e->deps.count; i++)
+		if ((e->deps.deps[i].use & LO_DEP_SHARED) && states[i] != LO_CACHE_SAME)
+			return false;
+	return e->item_count > 0;
+}
+
+/* Keep e's items for the judging: a warm scan in part. */
+static void keep_items(scan *s, lo_cache_entry *e, unsigned char *states)
+{
+	size_t i;
+
+	s->kept = e;
+	s->kept_states = states;
+	s->kept_at = lo_map_new();
+	for (i = 0; i < e->item_count; i++)
+		lo_map_put(s->kept_at, e->items[i].abs, (void *)(uintptr_t)(i + 1));
+}
+
 bool lo_scan_cache_warm(scan *s)
 {
 	lo_cache_entry *e = NULL;
+	unsigned char *states = NULL;
 	char *why = NULL, *complaint = NULL;
 	int err;
 
@@ -161,22 +211,200 @@ bool lo_scan_cache_warm(scan *s)
 	/* one that is there but wrong is worth a note; one we may not read is not ours */
 	if (err == LO_EINVALID)
 		complaint = lo_xstrdup(why);
-	if (e && lo_cache_check(e, s->cache_key, s->jobs, &why)) {
+	if (e && strcmp(e->key, s->cache_key))
+		why = lo_xstrdup("made with other options, rules or environment");
+	else if (e && !(why = why_not_whole(e, states = lo_cache_states(e, s->jobs)))) {
 		size_t checked = e->deps.count;
 
+		free(states);
 		take_result(s, e);
 		lo_cache_entry_free(e);
 		s->res->cache.used = true;
 		s->res->cache.checked = checked;
 		return true;
 	}
-	lo_cache_entry_free(e);
+	if (e && states && may_keep_items(e, states)) {
+		if (lo_cache_items_read(e) == 0)
+			keep_items(s, e, states);
+		else
+			complaint = lo_xstrdup(lo_error_last());
+	}
+	if (!s->kept) {
+		lo_cache_entry_free(e);
+		free(states);
+	}
 	/* the cold scan's result says why, once it is made */
 	s->cache_why = why;
 	s->cache_complaint = complaint;
 	s->cache_start_ns = now_ns();
 	lo_deps_start();
 	return false;
+}
+
+/* The first of d's uses of slot `slot` (sorted by slot), or use_count. */
+static size_t first_use(const lo_deps *d, uint32_t slot)
+{
+	size_t lo = 0, hi = d->use_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->uses[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Does kept item k's verdict stand: it, and each of its own dependencies, the same? */
+static bool item_stands(const scan *s, size_t k, const lo_dep *self)
+{
+	const lo_cache_entry *e = s->kept;
+	const lo_cache_item *it = &e->items[k];
+	size_t u;
+
+	if (lo_deps_is_tainted(&e->deps, k) || !lo_dep_same(&it->self, self) ||
+	    lo_cache_racy(&it->self, e->written_ns))
+		return false;
+	for (u = first_use(&e->deps, (uint32_t)k); u < e->deps.use_count &&
+						    e->deps.uses[u].slot == k; u++) {
+		unsigned char st = s->kept_states[e->deps.uses[u].dep];
+
+		if (st != LO_CACHE_SAME && st != LO_CACHE_SAME_DIR)
+			return false;
+	}
+	return true;
+}
+
+bool lo_scan_cache_take(scan *s, size_t i)
+{
+	const char *abs = s->items[i].abs;
+	lo_dep self;
+	size_t k, u;
+
+	if (!s->cache_self && !s->kept)
+		return false;
+	self = lo_dep_of_link(abs);
+	self.path = NULL;
+	if (s->cache_self)
+		s->cache_self[i] = self;
+	if (!s->kept || s->judge_kept)
+		return false;
+	/* the map is only read while judging; an item's path is its own, taken once */
+	if (!(k = (size_t)(uintptr_t)lo_map_get(s->kept_at, abs, NULL)) || !item_stands(s, --k, &self))
+		return false;
+	s->judged[i] = s->kept->items[k].file;
+	memset(&s->kept->items[k].file, 0, sizeof(lo_file));
+	s->kept_slot[i] = KEPT;
+	atomic_fetch_add(&s->kept_count, 1);
+	/* while recording: what the verdict was drawn from, for the next scan */
+	for (u = first_use(&s->kept->deps, (uint32_t)k);
+	     u < s->kept->deps.use_count && s->kept->deps.uses[u].slot == k; u++)
+		lo_deps_note_kept(&s->kept->deps.deps[s->kept->deps.uses[u].dep]);
+	return true;
+}
+
+/* Is `line` among the hosts' notes (details: their details) now? */
+static bool hosts_say(const lo_hosts *hs, const char *line, bool details)
+{
+	const char *x;
+	size_t i;
+
+	for (i = 0; (x = details ? lo_hosts_detail(hs, i) : lo_hosts_note(hs, i)); i++)
+		if (!strcmp(x, line))
+			return true;
+	return false;
+}
+
+/*
+ * Do the hosts say now all they said when the verdicts were kept? A note
+ * arises once, from whichever verdict met it first: the kept verdicts,
+ * judged now, would say none the hosts have not said, and each one judged
+ * afresh says what a cold scan says.
+ */
+static bool hosts_said_all_kept(const scan *s)
+{
+	const lo_scan_result *was = s->kept->res;
+	size_t i;
+
+	for (i = 0; i < s->kept->host_note_count; i++)
+		if (!hosts_say(s->hosts, s->kept->host_notes[i], false))
+			return false;
+	for (i = 0; i < was->detail_count; i++)
+		if (!hosts_say(s->hosts, was->details[i], true))
+			return false;
+	return true;
+}
+
+/*
+ * Mark AGAIN the kept verdicts step `step` judges after all: 1, one of
+ * each host (a host's notes arise when a file first needs it: a pyenv
+ * shim followed, say) and each that failed to load from none (the search
+ * for one that came to nothing is its own note); 2, every one with a host
+ * or failed; 3, every one. How many.
+ */
+static size_t mark_again(scan *s, int step)
+{
+	lo_map *hosts = lo_map_new();
+	size_t i, n = 0;
+
+	for (i = 0; i < s->item_count; i++) {
+		const lo_file *f = &s->judged[i];
+		char *key = NULL;
+
+		if (s->kept_slot[i] != KEPT || (step < 3 && !f->host && f->loads != LO_FALSE))
+			continue;
+		if (step == 1 && f->host &&
+		    asprintf(&key, "%s\n%s", f->host, f->host_rule ? f->host_rule : "") < 0)
+			abort();
+		if (key && lo_map_get(hosts, key, NULL)) {
+			free(key);
+			continue;
+		}
+		if (key)
+			lo_map_put(hosts, key, s);
+		free(key);
+		lo_file_dispose(&s->judged[i]);
+		s->kept_slot[i] = AGAIN;
+		n++;
+	}
+	lo_map_free(hosts, NULL);
+	atomic_fetch_sub(&s->kept_count, n);
+	return n;
+}
+
+bool lo_scan_cache_judged(scan *s)
+{
+	size_t i;
+
+	for (i = 0; s->judge_kept && i < s->item_count; i++)
+		if (s->kept_slot[i] == AGAIN)
+			s->kept_slot[i] = 0;
+	if (s->kept && atomic_load(&s->kept_count)) {
+		lo_hosts_settle(s->hosts);
+		while (s->judge_kept < 3 && !hosts_said_all_kept(s))
+			if (mark_again(s, ++s->judge_kept))
+				return true;
+	}
+	for (i = 0; s->cache_self && i < s->item_count; i++)
+		lo_cache_put_item(&s->cache_items, s->items[i].abs, &s->cache_self[i],
+				  s->judged[i].path ? &s->judged[i] : NULL);
+	return false;
+}
+
+void lo_scan_cache_free(scan *s)
+{
+	lo_cache_entry_free(s->kept);
+	free(s->kept_states);
+	lo_map_free(s->kept_at, NULL);
+	free(s->kept_slot);
+	free(s->cache_self);
+	lo_buf_dispose(&s->cache_items);
+	free(s->cache_file);
+	free(s->cache_key);
+	free(s->cache_why);
+	free(s->cache_complaint);
 }
 
 /* res's notes without the origins' (made again by every scan), borrowed; *at per root. */
@@ -204,14 +432,30 @@ static char **notes_kept(const scan *s, size_t *count, lo_cache_root *roots)
 	return v;
 }
 
-/* Write what the cold scan recorded, with its result. */
+/* The hosts' notes (borrowed), which a warm scan in part must meet again. */
+static char **host_notes(const scan *s, size_t *count)
+{
+	char **v = NULL;
+	size_t cap = 0;
+
+	for (*count = 0; lo_hosts_note(s->hosts, *count); (*count)++) {
+		lo_array_grow(&v, &cap, *count + 1, sizeof(char *));
+		v[*count] = (char *)lo_hosts_note(s->hosts, *count);
+	}
+	return v;
+}
+
+/* Write what the cold scan recorded, with its result and its items. */
 static void keep(scan *s, lo_deps *deps)
 {
 	lo_scan_result copy = *s->res;
-	lo_cache_entry e = { s->cache_key, s->cache_start_ns, *deps, &copy, NULL };
+	lo_cache_entry e = { .key = s->cache_key, .written_ns = s->cache_start_ns, .deps = *deps,
+			     .res = &copy, .item_count = s->item_count,
+			     .item_bytes = s->cache_items };
 	char *file = lo_cache_file(s->roots, s->root_count, true);
 	size_t r;
 
+	e.host_notes = host_notes(s, &e.host_note_count);
 	e.roots = lo_xcalloc(s->root_count, sizeof(lo_cache_root));
 	copy.notes = notes_kept(s, &copy.note_count, e.roots);
 	for (r = 0; r < s->root_count; r++) {
@@ -227,7 +471,22 @@ static void keep(scan *s, lo_deps *deps)
 	s->res->cache.checked = deps->count;
 	free(copy.notes);
 	free(e.roots);
+	free(e.host_notes);
 	free(file);
+}
+
+/*
+ * A warm scan in part noted again what the scan as a whole read last time
+ * (all the same): a part of it is read only by the judging of the verdicts
+ * that needed it (ld.so.cache, a host), which may all have been kept.
+ */
+static void note_kept_shared(const scan *s)
+{
+	size_t i;
+
+	for (i = 0; s->kept && i < s->kept->deps.count; i++)
+		if (s->kept->deps.deps[i].use & LO_DEP_SHARED)
+			lo_deps_note_kept(&s->kept->deps.deps[i]);
 }
 
 void lo_scan_cache_keep(scan *s)
@@ -235,6 +494,11 @@ void lo_scan_cache_keep(scan *s)
 	lo_deps *deps;
 	char *exe;
 
+	if (s->kept) {
+		s->res->cache.partial = true;
+		s->res->cache.kept = atomic_load(&s->kept_count);
+		s->res->cache.judged = s->item_count - s->res->cache.kept;
+	}
 	if (!lo_deps_recording())
 		return;
 	/*
@@ -247,6 +511,7 @@ void lo_scan_cache_keep(scan *s)
 	}
 	lo_deps_note_path(exe);
 	free(exe);
+	note_kept_shared(s);
 	deps = lo_deps_take();
 	s->res->cache.why = s->cache_why;
 	s->res->cache.complaint = s->cache_complaint;

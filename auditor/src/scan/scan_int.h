@@ -16,7 +16,9 @@
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/git.h"
+#include "leftover/deps.h"
 #include "leftover/hosts.h"
+#include "leftover/map.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
 
@@ -68,6 +70,14 @@ typedef struct scan {
 	char *cache_key;       /* the fingerprint of what the scan was asked; owned */
 	int64_t cache_start_ns; /* when recording began (the racy rule's reference) */
 	char *cache_why, *cache_complaint; /* lo_scan_cache's, until the result is made */
+	lo_dep *cache_self;    /* per item while recording: its lstat before it was judged */
+	lo_buf cache_items;    /* the items as the cache keeps them (lo_cache_put_item) */
+	struct lo_cache_entry *kept; /* a warm scan in part: the last scan's items; owned */
+	unsigned char *kept_states; /* per dependency of kept: lo_cache_states' */
+	lo_map *kept_at;       /* an item's path -> index + 1 in kept->items, until taken */
+	unsigned char *kept_slot; /* per item: KEPT its verdict was kept, AGAIN to judge after all */
+	atomic_size_t kept_count;
+	int judge_kept;        /* judging kept ones after all (the hosts said less): 0, or the step */
 	size_t *origin_note_at; /* per root: where its origin notes went in res->notes */
 	size_t *origin_notes;   /* per root: how many */
 	int64_t *oldest;        /* per root: oldest_item_mtime once asked, -1 until */
@@ -102,6 +112,25 @@ int lo_scan_judge_macho(scan *s, lo_file *f, const char *abs);
  */
 bool lo_scan_cache_warm(scan *s);
 void lo_scan_cache_keep(scan *s);
+
+/*
+ * A warm scan in part, on a judging thread: the kept verdict of item i
+ * into its slot when its own dependencies are all unchanged (true);
+ * while recording, the item's lstat noted before it is judged (false).
+ * The calling thread attributes to slot i (deps.h).
+ */
+bool lo_scan_cache_take(scan *s, size_t i);
+/*
+ * After the judging: true when some kept verdicts must be judged after all
+ * (a note of the hosts that the scan that kept them had is not there: a
+ * note arises once, from whichever verdict met it first), marked AGAIN
+ * in kept_slot; asked again after that judging, until false. While recording, the items are kept for
+ * the cache then.
+ */
+bool lo_scan_cache_judged(scan *s);
+enum { KEPT = 1, AGAIN = 2 }; /* kept_slot's */
+/* Free the scan's cache state. */
+void lo_scan_cache_free(scan *s);
 
 /*
  * The origin of root `root` (origin.h) into the result, with its notes;

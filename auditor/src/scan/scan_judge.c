@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/deps.h"
 #include "leftover/dyld.h"
 #include "leftover/elf_format.h"
 #include "leftover/error.h"
@@ -173,7 +174,7 @@ static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *o
 	char *top = rel != abs ? lo_xstrndup(abs, (size_t)(rel - abs - 1)) : NULL;
 	char *recorded = NULL, *exe;
 	lo_hosts_inferred in;
-	size_t i, n;
+	size_t i, n, slot;
 	bool found;
 
 	/* the program the build's records say loads it, where a root's do */
@@ -186,7 +187,13 @@ static lo_load *infer_host(scan *s, lo_file *f, const char *abs, const lo_elf *o
 			abort();
 		free(exe);
 	}
+	/*
+	 * The tree's programs are listed and read once for every verdict: what
+	 * inference reads is the scan's as a whole, not this verdict's (deps.h).
+	 */
+	slot = lo_deps_attribute(SIZE_MAX);
 	found = lo_hosts_infer(s->hosts, abs, own, top, recorded, plain, &in);
+	lo_deps_attribute(slot);
 	free(recorded);
 	free(top);
 	if (!found)
@@ -346,10 +353,11 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	bool given, by_rule;
 	int err = lo_resolver_read_own(s->resolver, abs, own->buf, &e, &own->elf);
 
+	/* Windows' and dyld's lookups read more than the verdict cache sees (deps.h) */
 	if (err == LO_ENOTELF && lo_scan_is_pe(abs))
-		return lo_scan_judge_pe(s, f, abs);
+		return lo_deps_taint(), lo_scan_judge_pe(s, f, abs);
 	if (err == LO_ENOTELF && lo_macho_is_file(abs))
-		return lo_scan_judge_macho(s, f, abs);
+		return lo_deps_taint(), lo_scan_judge_macho(s, f, abs);
 	if (err == LO_ENOTELF && framework_aside(f, abs))
 		return 0;
 	if (err == LO_ENOTELF) {
