@@ -6,11 +6,12 @@
  * the cache as `leftover scan ROOT...` would (their real paths, in the
  * order given); none is the current directory. `info` says where the file
  * is, its size, the bound past which none is written or read, and whether
- * the next scan could take its result: by lo_cache_check against the
- * cache's own key, so the answer is for a scan with the options, rules
- * and environment that made it (which the output says), the dependencies
- * and git's racy rule checked as a scan checks them. `clear` is what
- * `scan --clear-cache` does before it scans.
+ * the next scan could take its result, whole or in part: by lo_cache_check
+ * and lo_cache_may_keep_items against the cache's own key, so the answer
+ * is for a scan with the options, rules and environment that made it
+ * (which the output says), the dependencies and git's racy rule checked
+ * as a scan checks them. `clear` is what `scan --clear-cache` does before
+ * it scans.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -88,35 +89,51 @@ int lo_cli_cache_clear(char **dirs, size_t n)
 }
 
 /*
- * Could the next scan take the kept result? NULL when it could, else why
- * not (owned). Its own key: what options and environment the next scan
- * has is not known here.
+ * Could the next scan take the kept result? What `usable:` says, owned:
+ * yes; in part (the files whose own dependencies changed are judged again,
+ * the others keep their verdicts); or no; with why. Against the cache's
+ * own key: what options and environment the next scan has is not known
+ * here.
  */
-static char *why_not_usable(const char *file)
+static char *usable(const char *file)
 {
 	lo_cache_entry *e = NULL;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char *why = NULL, *exe = lo_os_self_exe();
+	unsigned jobs = cores > 0 ? (unsigned)cores : 1;
+	unsigned char *states;
+	char *why = NULL, *says = NULL, *exe = lo_os_self_exe();
 	int err;
 
 	/* scan_cache.c keeps no cache where the program cannot name itself */
 	if (!exe)
-		return lo_xstrdup("this build keeps no verdict cache: it cannot find its own path");
+		return lo_xstrdup("no: this build keeps no verdict cache: it cannot find its own path");
 	free(exe);
 	err = lo_cache_read(&e, file);
 	if (err == LO_ENOTFOUND)
-		return lo_xstrdup("none kept yet");
-	if (err < 0)
-		return lo_xstrdup(lo_error_last());
-	lo_cache_check(e, e->key, cores > 0 ? (unsigned)cores : 1, &why);
+		return lo_xstrdup("no: none kept yet");
+	if (err < 0) {
+		if (asprintf(&says, "no: %s", lo_error_last()) < 0)
+			abort();
+		return says;
+	}
+	if (lo_cache_check(e, e->key, jobs, &why)) {
+		lo_cache_entry_free(e);
+		return lo_xstrdup("yes, by a scan with the options, rules and environment that made it");
+	}
+	states = lo_cache_states(e, jobs);
+	if (asprintf(&says, "%s: %s", lo_cache_may_keep_items(e, states) ? "in part" : "no",
+		     why) < 0)
+		abort();
+	free(states);
+	free(why);
 	lo_cache_entry_free(e);
-	return why;
+	return says;
 }
 
 static void info(const char *file)
 {
 	struct stat st;
-	char *why = why_not_usable(file);
+	char *says = usable(file);
 
 	printf("file:   %s\n", file);
 	if (stat(file, &st) == 0)
@@ -125,11 +142,8 @@ static void info(const char *file)
 		printf("size:   none kept\n");
 	printf("bound:  %u bytes: a larger cache is neither written nor read\n",
 	       (unsigned)LO_CACHE_MAX_BYTES);
-	if (why)
-		printf("usable: no: %s\n", why);
-	else
-		printf("usable: yes, by a scan with the options, rules and environment that made it\n");
-	free(why);
+	printf("usable: %s\n", says);
+	free(says);
 }
 
 int lo_cmd_cache(int argc, char **argv)

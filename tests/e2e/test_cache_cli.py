@@ -4,7 +4,9 @@ A real tree (a library and a module needing it, built with gcc, in a git
 repository) is scanned; `cache info` names the file the scan kept, its
 size as the filesystem has it and its bound, and says it is usable, which
 the next scan confirms by using it (`--verbose`). A file touched: `info`
-names it as why not, and the next scan judges afresh. A damaged cache:
+says the cache is usable in part and names it, and the next scan judges
+that file again and keeps the other's verdict. A commit (git's records, a
+dependency of the whole scan): not usable, and why. A damaged cache:
 not usable, and why. `cache clear` removes the file and the next scan
 finds none; `clear` and `info` of a root that is no directory exit 2
 naming it, as the rest of the CLI.
@@ -62,8 +64,16 @@ def test_info_and_clear():
 
     settle()
     (d / "lib" / "libuser.so").touch()
-    assert info(d)["usable"] == "no: '%s' changed" % (d / "lib" / "libuser.so"), info(d)
-    assert "verdict cache not used ('%s' changed)" % (d / "lib" / "libuser.so") in scan(d)
+    assert info(d)["usable"] == "in part: '%s' changed" % (d / "lib" / "libuser.so"), info(d)
+    said = scan(d)
+    assert "verdict cache used in part ('%s' changed): judged 1, kept 1;" % (
+        d / "lib" / "libuser.so") in said, said
+    assert info(d)["usable"].startswith("yes")
+
+    # what the whole scan read: git's records of the tree
+    lotest.git(d, "commit", "-q", "--allow-empty", "-m", "again")
+    assert info(d)["usable"].startswith("no: '%s/.git/" % d), info(d)
+    assert "verdict cache not used ('%s/.git/" % d in scan(d)
     assert info(d)["usable"].startswith("yes")
 
     # the current directory when no root is named

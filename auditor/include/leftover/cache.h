@@ -157,6 +157,13 @@ enum {
  * dependency of its own.
  */
 unsigned char *lo_cache_states(const lo_cache_entry *e, unsigned jobs);
+/*
+ * May `e` give its items' verdicts, in `states`? Only while every
+ * dependency the scan as a whole used is the same (rules, build records,
+ * hosts, git, ld.so.cache, the program): then a scan in part keeps each
+ * file whose own dependencies are the same and judges the others again.
+ */
+bool lo_cache_may_keep_items(const lo_cache_entry *e, const unsigned char *states);
 /* Was a dependency stamped `then` written in the racy window of the scan at `written_ns`? */
 bool lo_cache_racy(const lo_dep *then, int64_t written_ns);
 

@@ -161,3 +161,19 @@ bool lo_cache_check(const lo_cache_entry *e, const char *key, unsigned jobs, cha
 	}
 	return true;
 }
+
+/*
+ * May `e` give its items' verdicts? Only while every dependency the scan
+ * as a whole used is the same: a rules file, a build record, a host, git,
+ * ld.so.cache, the program. What changed is the walk's directories and
+ * the verdicts' own dependencies.
+ */
+bool lo_cache_may_keep_items(const lo_cache_entry *e, const unsigned char *states)
+{
+	size_t i;
+
+	for (i = 0; i < e->deps.count; i++)
+		if ((e->deps.deps[i].use & LO_DEP_SHARED) && states[i] != LO_CACHE_SAME)
+			return false;
+	return e->item_count > 0;
+}

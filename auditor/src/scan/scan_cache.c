@@ -165,22 +165,6 @@ static char *why_not_whole(const lo_cache_entry *e, const unsigned char *states)
 	return why;
 }
 
-/*
- * May `e` give its items' verdicts? Only while every dependency the scan
- * as a whole used is the same: a rules file, a build record, a host, git,
- * ld.so.cache, the program. What changed is the walk's directories and
- * the verdicts' own dependencies.
- */
-static bool may_keep_items(const lo_cache_entry *e, const unsigned char *states)
-{
-	size_t i;
-
-	for (i = 0; i < e->deps.count; i++)
-		if ((e->deps.deps[i].use & LO_DEP_SHARED) && states[i] != LO_CACHE_SAME)
-			return false;
-	return e->item_count > 0;
-}
-
 /* Keep e's items for the judging: a warm scan in part. */
 static void keep_items(scan *s, lo_cache_entry *e, unsigned char *states)
 {
@@ -223,7 +207,7 @@ bool lo_scan_cache_warm(scan *s)
 		s->res->cache.checked = checked;
 		return true;
 	}
-	if (e && states && may_keep_items(e, states)) {
+	if (e && states && lo_cache_may_keep_items(e, states)) {
 		if (lo_cache_items_read(e) == 0)
 			keep_items(s, e, states);
 		else
