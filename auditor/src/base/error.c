@@ -9,12 +9,25 @@
 
 static _Thread_local char lo_error_buf[1024];
 
+/*
+ * Format into the buffer through a copy: a caller that adds to the last
+ * message passes lo_error_last() itself as an argument ("'%s': %s", file,
+ * lo_error_last()), and vsnprintf may not read the buffer it writes.
+ */
+static void error_format(const char *fmt, va_list ap)
+{
+	char next[sizeof(lo_error_buf)];
+
+	vsnprintf(next, sizeof(next), fmt, ap);
+	memcpy(lo_error_buf, next, sizeof(next));
+}
+
 int lo_error_set(int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(lo_error_buf, sizeof(lo_error_buf), fmt, ap);
+	error_format(fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -25,7 +38,7 @@ int lo_error_set_errno(int code, int errnum, const char *fmt, ...)
 	size_t len;
 
 	va_start(ap, fmt);
-	vsnprintf(lo_error_buf, sizeof(lo_error_buf), fmt, ap);
+	error_format(fmt, ap);
 	va_end(ap);
 	len = strlen(lo_error_buf);
 	snprintf(lo_error_buf + len, sizeof(lo_error_buf) - len, ": %s", strerror(errnum));
