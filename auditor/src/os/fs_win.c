@@ -89,8 +89,8 @@ static unsigned char type_of(const WIN32_FIND_DATAW *data)
 	if ((data->dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) &&
 	    (data->dwReserved0 == IO_REPARSE_TAG_SYMLINK ||
 	     data->dwReserved0 == IO_REPARSE_TAG_MOUNT_POINT))
-		return DT_LNK;
-	return data->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? DT_DIR : DT_REG;
+		return LO_FT_LNK;
+	return data->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? LO_FT_DIR : LO_FT_REG;
 }
 
 const lo_dirent *lo_dirstream_next(lo_dirstream *d)

@@ -617,7 +617,10 @@ struct lo_win_dirent *lo_win_readdir(lo_win_dir *d)
 
 	if (!e)
 		return NULL;
-	d->entry.d_type = e->type;
+	d->entry.d_type = e->type == LO_FT_REG	  ? DT_REG
+			  : e->type == LO_FT_DIR ? DT_DIR
+			  : e->type == LO_FT_LNK ? DT_LNK
+						 : DT_UNKNOWN;
 	snprintf(d->entry.d_name, sizeof(d->entry.d_name), "%s", e->name);
 	return &d->entry;
 }
