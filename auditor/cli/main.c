@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	lo_os_args(&argc, &argv);
 	lo_os_heap_tune(LO_MALLOC_TRIM);
 	if (argc < 2) {
 		usage(stderr);

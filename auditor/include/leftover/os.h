@@ -97,6 +97,14 @@ int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char 
  */
 char *lo_os_self_exe(void);
 
+/*
+ * The program's arguments as UTF-8, as the rest of the code takes every
+ * string. POSIX hands main() the bytes given: nothing to do. Windows hands
+ * it the ANSI code page's spelling, which cannot say most names: they are
+ * read again from GetCommandLineW. Kept until the process exits.
+ */
+void lo_os_args(int *argc, char ***argv);
+
 /* pipe(2) with both ends close-on-exec. Returns 0 or -1 with errno set. */
 int lo_os_pipe(int fds[2]);
 

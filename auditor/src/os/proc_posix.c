@@ -13,6 +13,12 @@
 
 char *lo_os_self_exe(void) { return NULL; }
 
+void lo_os_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
 int lo_os_pipe(int fds[2])
 {
 	if (pipe(fds) < 0)
