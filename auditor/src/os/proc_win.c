@@ -46,6 +46,9 @@ void lo_os_args(int *argc, char ***argv)
 	*argv = utf8;
 }
 
+/* GetModuleFileNameW names the program whatever argv[0] says */
+void lo_os_set_argv0(const char *argv0) { (void)argv0; }
+
 int lo_os_pipe(int fds[2])
 {
 	/* not inherited: leftover.exe starts no program, and none should get them */
