@@ -87,6 +87,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	lo_os_args(&argc, &argv);
 	lo_os_set_argv0(argv[0]); /* where the system cannot name the program otherwise: os.h */
 	lo_os_heap_tune(LO_MALLOC_TRIM);
 	if (argc < 2) {

@@ -19,14 +19,24 @@
  * shared by both. ci/check-portable fails the build's lint when a
  * Linux-only call appears anywhere else.
  *
- * A Windows body (MinGW) is a third file of each pair and must provide:
- * directory streams over FindFirstFileExW; lo_os_rename_noreplace as
- * MoveFileExW without MOVEFILE_REPLACE_EXISTING, a file loaded by a
- * running process (ERROR_SHARING_VIOLATION) returned as EBUSY so that clean
- * reports it and moves on; lo_os_self_exe from GetModuleFileNameW;
- * lo_lock_file over LockFileEx. A path from the user or the file system is
- * read through the lo_os_path_* calls below, which know drive letters and
- * backslashes; leftover writes its own with '/', which Windows takes too.
+ * Windows (MinGW-w64, leftover.exe) has a third body where it differs:
+ * os/fs_win.c (directory streams over FindFirstFileExW; rename without
+ * replacing as MoveFileExW without MOVEFILE_REPLACE_EXISTING, a file held
+ * by another process without sharing delete, ERROR_SHARING_VIOLATION or
+ * ERROR_ACCESS_DENIED, returned as EBUSY so that clean reports it and
+ * moves on), os/proc_win.c (lo_os_self_exe from GetModuleFileNameW; no
+ * resident-memory reading: Windows does not tell file pages apart),
+ * os/lock_win.c (LockFileEx); sysroot_posix.c serves it as it is. The rest
+ * of the code stays written against POSIX: os/posix_win.h, included
+ * before every file of that build, declares what MinGW lacks (openat and
+ * the other *at calls over a table of directory paths, stat with
+ * st_mtim, mmap, fnmatch, glob, ...) and os/posix_win.c and
+ * os/pattern_win.c make it of Windows calls; what has no meaning there
+ * (posix_spawn, dlopen, readlink) fails as its callers already handle.
+ * Paths are UTF-8 in the program, UTF-16 at each Windows call. A path
+ * from the user or the file system is read through the lo_os_path_* calls
+ * below, which know drive letters and backslashes; leftover writes its own
+ * with '/', which Windows takes too.
  *
  * Owns: which system call does the job. Does not own: what the job is for
  * (its caller's module).
@@ -93,6 +103,14 @@ int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char 
  * does not do.
  */
 char *lo_os_self_exe(void);
+
+/*
+ * The program's arguments as UTF-8, as the rest of the code takes every
+ * string. POSIX hands main() the bytes given: nothing to do. Windows hands
+ * it the ANSI code page's spelling, which cannot say most names: they are
+ * read again from GetCommandLineW. Kept until the process exits.
+ */
+void lo_os_args(int *argc, char ***argv);
 
 /*
  * Give the OS layer the program's argv[0], once, at start: before the

@@ -91,6 +91,12 @@ char *lo_os_self_exe(void)
 	return self ? lo_xstrdup(self) : NULL;
 }
 
+void lo_os_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
 int lo_os_pipe(int fds[2])
 {
 	if (pipe(fds) < 0)
