@@ -253,19 +253,23 @@ def checksum(data):
     return h
 
 
-def forge_verdict(kept, path, verdict):
+def forge_verdict(kept, path, verdict, loads=None):
     """The kept verdicts of `path` (the result's and its item's) made
-    `verdict` (verdict.h's order), the checksum mended: a cache that lies,
-    well-formed (docs: cache.c)."""
+    `verdict` (verdict.h's order), and its load `loads` when given (0 no,
+    1 yes), the checksum mended: a cache that lies, well-formed (docs:
+    cache.c)."""
     data = bytearray(kept.read_bytes())
     name = path.encode()
     key = len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff"
     at = data.find(key)
     assert at > 0, "the file is not in the cache"
     while at > 0:
-        # after the path and the NULL target: kind, loads, orphan, suspected, tracked, stage, verdict
-        v = at + 4 + len(name) + 4 + 6 * 4
-        data[v:v + 4] = verdict.to_bytes(4, "little")
+        # after the path and the NULL target: kind, loads + 1, orphan + 1, suspected,
+        # tracked + 1, stage, verdict
+        fields = at + 4 + len(name) + 4
+        if loads is not None:
+            data[fields + 4:fields + 8] = (loads + 1).to_bytes(4, "little")
+        data[fields + 6 * 4:fields + 7 * 4] = verdict.to_bytes(4, "little")
         at = data.find(key, at + 1)
     data[-8:] = checksum(bytes(data[:-8])).to_bytes(8, "little")
     kept.write_bytes(bytes(data))
@@ -382,19 +386,28 @@ def test_clean_never_acts_on_a_verdict_kept_in_part():
     kept = lotest.CACHE / "leftover" / "state"
     kept = [p for p in kept.glob("*.cache") if str(build).encode() in p.read_bytes()]
     assert len(kept) == 1, kept
-    # libl3.so's kept verdict a lie (stale), another library touched: the
-    # scan in part keeps the lie, clean judges afresh and moves nothing
-    forge_verdict(kept[0], "lib/libl3.so", 2)
+    # libl3.so's kept load a lie (broken), another library touched: the
+    # scan in part keeps the lie, clean --broken judges afresh and moves nothing
+    forge_verdict(kept[0], "lib/libl3.so", 1, loads=0)
     os.utime(build / "lib" / "libl5.so")
     settle()
     p = scan(build)
     assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
-    assert verdict(lotest.Scan(p), "lib/libl3.so") == "stale", p
+    assert verdict(lotest.Scan(p), "lib/libl3.so") == "broken", p
     os.utime(build / "lib" / "libl5.so")
     settle()
-    c = lotest.leftover("clean", "--format", "json", build)
+    c = lotest.leftover("clean", "--broken", "--format", "json", build)
     assert c.returncode == 0 and '"actions": []' in c.stdout, c
     assert (build / "lib" / "libl3.so").exists()
+    # what the build's records say is never kept: a forged stale verdict of a
+    # library the build still makes is drawn again as ok, even in part
+    scan(build)
+    forge_verdict(kept[0], "lib/libl3.so", 2, loads=1)
+    os.utime(build / "lib" / "libl5.so")
+    settle()
+    p = scan(build)
+    assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
+    assert verdict(lotest.Scan(p), "lib/libl3.so") == "ok", p
     scan(build, "--clear-cache")
 
 

@@ -167,6 +167,8 @@ char *lo_scan_rules_path(const lo_scan_result *res, const char *path);
 
 /* Free what f owns (not f itself). */
 void lo_file_dispose(lo_file *f);
+/* Free what a reason owns (not the reason itself, which lives in its file's array). */
+void lo_reason_dispose(lo_reason *r);
 
 /* Append a reason to f; each string argument is copied, NULL stays NULL. */
 lo_reason *lo_file_add_reason(lo_file *f, lo_reason_kind kind, const char *symbol,

@@ -42,20 +42,22 @@ lo_reason *lo_file_add_reason(lo_file *f, lo_reason_kind kind, const char *symbo
 	return r;
 }
 
+void lo_reason_dispose(lo_reason *r)
+{
+	free(r->symbol);
+	free(r->version);
+	free(r->library);
+	free(r->object);
+	free(r->detail);
+	free(r->evidence);
+}
+
 void lo_file_dispose(lo_file *f)
 {
 	size_t j;
 
-	for (j = 0; j < f->reason_count; j++) {
-		lo_reason *r = &f->reasons[j];
-
-		free(r->symbol);
-		free(r->version);
-		free(r->library);
-		free(r->object);
-		free(r->detail);
-		free(r->evidence);
-	}
+	for (j = 0; j < f->reason_count; j++)
+		lo_reason_dispose(&f->reasons[j]);
 	free(f->reasons);
 	free(f->path);
 	free(f->target);

@@ -190,6 +190,9 @@ static void *judge_worker(void *arg)
 		/* what is read from here on is this verdict's (deps.h) */
 		lo_deps_attribute(i);
 		if (lo_scan_cache_take(s, i)) {
+			lo_resolver_begin(w);
+			lo_scan_judge_records_again(s, &s->judged[i], &s->items[i]);
+			lo_resolver_end(w);
 			lo_deps_attribute(SIZE_MAX);
 			continue;
 		}

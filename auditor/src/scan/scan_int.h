@@ -149,6 +149,8 @@ void lo_scan_free(scan *s);
  * Returns 0, or a negative code with a message when the scan cannot go on.
  */
 int lo_scan_judge(scan *s, lo_file *slot, const item *it, lo_elf_buf *buf);
+/* Draw again what the records say of a kept verdict `f` of item `it`. */
+void lo_scan_judge_records_again(scan *s, lo_file *f, const item *it);
 
 /*
  * The static name of the arch called `name` as lo_file's arch holds it,

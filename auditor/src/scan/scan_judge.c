@@ -569,6 +569,33 @@ static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own
 	r->evidence = lo_xstrdup(lo_orphan_evidence_str(v.evidence));
 }
 
+/*
+ * A verdict kept from the last scan (scan_cache.c) stands for the load;
+ * what the records say of the file is drawn again. The tree's own evidence
+ * (a development link repointed, a newer major built beside it, a source
+ * gone from the work tree) is read across the tree, from no dependency of
+ * the file's own, so a kept verdict never carries it over.
+ */
+void lo_scan_judge_records_again(scan *s, lo_file *f, const item *it)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->reason_count; i++) {
+		lo_reason_kind k = f->reasons[i].kind;
+
+		if (k == LO_REASON_ORPHAN || k == LO_REASON_SUSPECTED ||
+		    k == LO_REASON_SUPERSEDED_LIBRARY)
+			lo_reason_dispose(&f->reasons[i]);
+		else
+			f->reasons[n++] = f->reasons[i];
+	}
+	f->reason_count = n;
+	f->orphan = LO_UNKNOWN;
+	f->suspected = false;
+	judge_records(s, f, it, NULL);
+	f->verdict = lo_verdict_decide(&(lo_facts){ f->stage, f->loads, f->orphan, f->suspected });
+}
+
 /* A file listed only because the build system disowns it: any type. */
 static void judge_orphan_only(scan *s, lo_file *slot, const item *it)
 {
