@@ -4,7 +4,6 @@
  * explain.h (verdict, unmet needs, records, history); with --verbose each
  * step, like `ldd -r -v` and `libtree` together, then the same records.
  */
-#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/dyld.h"
+#include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "leftover/explain.h"
 #include "leftover/hosts.h"
@@ -392,7 +392,7 @@ static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool
 	}
 	kind = lo_scan_kind_of(e, abs);
 	/* a program is not loaded by another: the question is whether it would start */
-	if (lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)) {
+	if (lo_elf_type(e) == LO_ET_EXEC || lo_elf_is_pie(e)) {
 		lo_load_start(&load, r, abs, LO_LOAD_TRACE);
 		if (verbose) {
 			printf("%s\n  kind: program\n", abs);

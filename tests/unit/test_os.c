@@ -103,8 +103,8 @@ static void test_dirstream_lists_entries(void **state)
 
 		assert_int_equal(seen & bit, 0);
 		seen |= bit;
-		if (de->type != DT_UNKNOWN)
-			assert_int_equal(de->type, bit == 1 ? DT_DIR : bit == 2 ? DT_REG : DT_LNK);
+		if (de->type != LO_FT_UNKNOWN)
+			assert_int_equal(de->type, bit == 1 ? LO_FT_DIR : bit == 2 ? LO_FT_REG : LO_FT_LNK);
 	}
 	assert_int_equal(errno, 0);
 	assert_int_equal(seen, 7);

@@ -26,7 +26,7 @@ static void sh(const char *cmd)
 static int collect(const lo_walk_entry *e, void *payload)
 {
 	snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s%s|",
-		 e->relpath, e->type == DT_LNK ? "@" : "", e->err ? "!" : "");
+		 e->relpath, e->type == LO_FT_LNK ? "@" : "", e->err ? "!" : "");
 	return 0;
 }
 

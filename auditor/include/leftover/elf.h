@@ -158,10 +158,10 @@ bool lo_elf_stamp_equal(const lo_elf_stamp *a, const lo_elf_stamp *b);
 const char *lo_elf_name(const lo_elf *e);
 
 /* Header facts. */
-int lo_elf_class(const lo_elf *e);   /* ELFCLASS32 / ELFCLASS64 */
-int lo_elf_data(const lo_elf *e);    /* ELFDATA2LSB / ELFDATA2MSB */
-int lo_elf_machine(const lo_elf *e); /* EM_* */
-int lo_elf_type(const lo_elf *e);    /* ET_DYN, ET_EXEC, ... */
+int lo_elf_class(const lo_elf *e);   /* LO_ELFCLASS32 / 64 (elf_format.h) */
+int lo_elf_data(const lo_elf *e);    /* LO_ELFDATA2LSB / MSB */
+int lo_elf_machine(const lo_elf *e); /* LO_EM_* */
+int lo_elf_type(const lo_elf *e);    /* LO_ET_DYN, LO_ET_EXEC, ... */
 /* ET_DYN carrying DF_1_PIE: an executable, which dlopen refuses. */
 bool lo_elf_is_pie(const lo_elf *e);
 /* DF_1_NODEFLIB: skip ld.so.cache and the default directories. */

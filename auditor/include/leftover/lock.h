@@ -12,8 +12,8 @@
  * restore hold ROOT/.leftover.d/lock for their whole run (clean.h).
  *
  * Owns: how the shared locks are made (os/proc_linux.c: glibc's adaptive
- * mutex; os/proc_posix.c: a plain one, which only sleeps sooner) and how a
- * file is locked (os/lock.c). Does not own: what they guard.
+ * mutex; os/proc_posix.c, os/proc_win.c: a plain one, which only sleeps
+ * sooner) and how a file is locked (os/lock.c, os/lock_win.c). Does not own: what they guard.
  */
 #ifndef LEFTOVER_LOCK_H
 #define LEFTOVER_LOCK_H
@@ -28,7 +28,7 @@ void lo_lock_init(pthread_mutex_t *m);
  * Lock the open file `fd` for this process alone, until it is closed;
  * waiting for another holder when `wait`, else failing with EWOULDBLOCK.
  * Returns 0, or -1 with errno set (EINTR: a signal came while it waited).
- * A Windows body: LockFileEx.
+ * Windows: LockFileEx (os/lock_win.c).
  */
 int lo_lock_file(int fd, bool wait);
 

@@ -18,15 +18,24 @@
  * and os/walk.c, os/fmap.c, os/lock.c are shared by both. ci/check-portable
  * fails the build's lint when a Linux-only call appears anywhere else.
  *
- * A Windows body (MinGW) is a third file of each pair and must provide:
- * directory streams over FindFirstFileExW; lo_os_rename_noreplace as
- * MoveFileExW without MOVEFILE_REPLACE_EXISTING, a file loaded by a
- * running process (ERROR_SHARING_VIOLATION) returned as EBUSY so that clean
- * reports it and moves on; lo_os_self_exe from GetModuleFileNameW;
- * lo_lock_file over LockFileEx. Paths are still written with '/' and
- * tested for absoluteness by their first byte across the code: a path
- * syntax with drive letters and backslashes (an lo_os_path_* set of calls
- * here) is the Windows port's first step.
+ * Windows (MinGW-w64, leftover.exe) has a third body where it differs:
+ * os/fs_win.c (directory streams over FindFirstFileExW; rename without
+ * replacing as MoveFileExW without MOVEFILE_REPLACE_EXISTING, a file held
+ * by another process without sharing delete, ERROR_SHARING_VIOLATION or
+ * ERROR_ACCESS_DENIED, returned as EBUSY so that clean reports it and
+ * moves on), os/proc_win.c (lo_os_self_exe from GetModuleFileNameW; no
+ * resident-memory reading: Windows does not tell file pages apart),
+ * os/lock_win.c (LockFileEx); sysroot_posix.c serves it as it is. The rest
+ * of the code stays written against POSIX: os/posix_win.h, included
+ * before every file of that build, declares what MinGW lacks (openat and
+ * the other *at calls over a table of directory paths, stat with
+ * st_mtim, mmap, fnmatch, glob, ...) and os/posix_win.c and
+ * os/pattern_win.c make it of Windows calls; what has no meaning there
+ * (posix_spawn, dlopen, readlink) fails as its callers already handle.
+ * Paths are UTF-8 in the program, UTF-16 at each Windows call. Paths are
+ * still tested for absoluteness by their first byte across the code
+ * (except at a Windows call): a syntax with drive letters and backslashes
+ * (an lo_os_path_* set of calls here) is the next step.
  *
  * Owns: which system call does the job. Does not own: what the job is for
  * (its caller's module).

@@ -2,7 +2,7 @@
  * walk.h - enumerate a build tree.
  *
  * The walk reads directories through descriptors (openat, lo_dirstream) and
- * their entries' types, calls fstatat only where d_type is unknown, never follows a
+ * their entries' types, calls fstatat only where the type is unknown, never follows a
  * symlinked directory and skips `.git`, `.leftover.d` (clean's quarantine)
  * and `.leftover` (where leftover 0.1 kept it).
  * Every entry that is not a directory is handed to the callback with a path
@@ -16,14 +16,26 @@
 #ifndef LEFTOVER_WALK_H
 #define LEFTOVER_WALK_H
 
-#include <dirent.h>
 #include <stddef.h>
+
+/*
+ * What kind of file an entry is. Each OS body translates its system's
+ * word for it (a dirent's d_type, Windows' file attributes) into these, so
+ * that no caller depends on <dirent.h>'s DT_* names, which Windows lacks.
+ */
+typedef enum lo_ftype {
+	LO_FT_UNKNOWN, /* the file system does not say: fstatat it */
+	LO_FT_REG,
+	LO_FT_DIR,
+	LO_FT_LNK,
+	LO_FT_OTHER, /* a FIFO, socket or device: nothing to read */
+} lo_ftype;
 
 typedef struct lo_walk_entry {
 	const char *relpath; /* relative to the root; borrowed for the call */
 	const char *name;    /* last component of relpath */
 	int dirfd;           /* descriptor of the directory holding it */
-	unsigned char type;  /* DT_REG, DT_LNK, DT_DIR (only with err), DT_FIFO, ... */
+	unsigned char type;  /* lo_ftype: LO_FT_REG, LO_FT_LNK, LO_FT_DIR (only with err), ... */
 	int err;             /* errno when the entry could not be opened or listed, else 0 */
 	unsigned worker;     /* which of the walk's threads is calling */
 } lo_walk_entry;
@@ -52,7 +64,7 @@ typedef struct lo_dirstream lo_dirstream;
 /* One entry: borrowed from the stream until its next call. */
 typedef struct lo_dirent {
 	const char *name;
-	unsigned char type; /* DT_REG, DT_DIR, ...; DT_UNKNOWN when the file system does not say */
+	unsigned char type; /* lo_ftype; LO_FT_UNKNOWN when the file system does not say */
 } lo_dirent;
 
 /* Read the directory open as `fd`, which the stream owns from here on. */

@@ -62,7 +62,7 @@ typedef struct lo_bs_tree {
 /* A file the tree evidence may speak of (buildsys_tree.c), found by the model's walk. */
 typedef struct lo_bs_cand {
 	char *rel; /* relative to the base; owned */
-	unsigned char type; /* DT_REG, DT_LNK */
+	unsigned char type; /* LO_FT_REG, LO_FT_LNK */
 } lo_bs_cand;
 
 struct lo_buildsys {

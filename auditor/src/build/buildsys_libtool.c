@@ -594,7 +594,7 @@ static int on_archive(const lo_walk_entry *e, void *payload)
 	la_info la;
 
 	/* .libs/X.la is libtool's link to the archive beside the Makefile */
-	if (e->err || e->type != DT_REG || !ends_with(e->name, ".la") || strstr(e->relpath, ".libs/"))
+	if (e->err || e->type != LO_FT_REG || !ends_with(e->name, ".la") || strstr(e->relpath, ".libs/"))
 		return 0;
 	lo_buf_printf(&rel, "%s%s", w->t->prefix, e->relpath);
 	if (lo_bs_tree_of(w->bs, lo_buf_cstr(&rel)) != w->t || !under_automake(w->automade, e->relpath))

@@ -82,7 +82,7 @@ bool lo_bs_tree_wants(const char *name, unsigned char type)
 	size_t stem;
 	long major;
 
-	return (type == DT_REG || type == DT_LNK) &&
+	return (type == LO_FT_REG || type == LO_FT_LNK) &&
 	       (is_dev_link(name) || soname_parts(name, &stem, &major) || extension_stem(name));
 }
 
@@ -278,8 +278,8 @@ void lo_bs_read_tree_evidence(lo_buildsys *bs, lo_git *git)
 		const char *name = strrchr(bs->cands[i].rel, '/');
 
 		name = name ? name + 1 : bs->cands[i].rel;
-		if (bs->cands[i].type == DT_LNK ? !is_dev_link(name) : !extension_stem(name))
-			bs->cands[i].type = DT_UNKNOWN;
+		if (bs->cands[i].type == LO_FT_LNK ? !is_dev_link(name) : !extension_stem(name))
+			bs->cands[i].type = LO_FT_UNKNOWN;
 		else
 			any = true;
 	}
@@ -288,9 +288,9 @@ void lo_bs_read_tree_evidence(lo_buildsys *bs, lo_git *git)
 		abort();
 	if (any && (g || (lo_git_open(&g, dir) == 0 && g))) {
 		for (i = 0; i < bs->cand_count; i++) {
-			if (bs->cands[i].type == DT_LNK)
+			if (bs->cands[i].type == LO_FT_LNK)
 				judge_dev_link(bs, g, bs->cands[i].rel);
-			else if (bs->cands[i].type == DT_REG)
+			else if (bs->cands[i].type == LO_FT_REG)
 				judge_extension(bs, g, bs->cands[i].rel);
 		}
 		if (g != git)

@@ -16,7 +16,6 @@
  * cannot vouch for is left to libgit2, so that it can only make the
  * answer faster, never different.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -187,7 +186,7 @@ static bool untracked_unlisted(walk *w, int dfd, const char *prefix, size_t plen
 	while (ok && (de = lo_dirstream_next(dir)))
 		ok = strcmp(de->name, ".git") &&
 		     (ignored(w, path.ptr, path.len, de->name) ||
-		      (de->type == DT_DIR &&
+		      (de->type == LO_FT_DIR &&
 		       untracked_unlisted(w, fd, path.ptr, path.len, de->name, depth + 1)));
 	ok = ok && errno == 0;
 	lo_dirstream_free(dir);
@@ -229,7 +228,7 @@ static bool name_as_indexed(walk *w, const unit *u, int fd, const child *kids, s
 		return true;
 	return bsearch(&c, kids, n, sizeof(*kids), child_cmp) ||
 	       ignored(w, prefix, u->plen, de->name) ||
-	       (de->type == DT_DIR && untracked_unlisted(w, fd, prefix, u->plen, de->name, 0));
+	       (de->type == LO_FT_DIR && untracked_unlisted(w, fd, prefix, u->plen, de->name, 0));
 }
 
 /* Directory u, open as dir: its names, then the stat of each file it holds. */

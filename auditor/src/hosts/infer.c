@@ -19,7 +19,6 @@
  * installed on the system need not be, its exports being in its file.
  */
 #include <dirent.h>
-#include <elf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@
 #include <sys/stat.h>
 
 #include "leftover/buf.h"
+#include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "leftover/lock.h"
 #include "leftover/map.h"
@@ -222,7 +222,7 @@ static void add_exporting(candidates *c, lo_resolver *r, const char *dir)
 
 	for (i = 0; i < n; i++)
 		if (lo_resolver_read(r, paths[i], &e) == 0 &&
-		    (lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)) && lo_elf_exports(e, "main"))
+		    (lo_elf_type(e) == LO_ET_EXEC || lo_elf_is_pie(e)) && lo_elf_exports(e, "main"))
 			add_program(c, paths[i], "an executable of the build tree");
 	lo_strv_free(paths, n);
 }
@@ -472,7 +472,7 @@ static const char *unfit(lo_resolver *r, const char *prog, const lo_elf *e, cons
 
 	if (lo_resolver_read(r, prog, &pe) < 0)
 		return "not an ELF program";
-	if (lo_elf_type(pe) != ET_EXEC && !lo_elf_is_pie(pe))
+	if (lo_elf_type(pe) != LO_ET_EXEC && !lo_elf_is_pie(pe))
 		return "not an executable";
 	if (lo_target_of(pe) != lo_target_of(e))
 		return "a program of another machine";

@@ -57,9 +57,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <elf.h>
 
 #include "leftover/buf.h"
+#include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "leftover/map.h"
 #include "leftover/resolve.h"
@@ -789,9 +789,9 @@ int lo_load_simulate_own(lo_load **out, lo_resolver *r, const lo_host *host, con
 					  p->target->arch));
 		return 0;
 	}
-	if (lo_elf_type(o.elf) != ET_DYN || lo_elf_is_pie(o.elf)) {
+	if (lo_elf_type(o.elf) != LO_ET_DYN || lo_elf_is_pie(o.elf)) {
 		add_problem(p, LO_PROBLEM_NOT_LOADABLE, lo_resolve_keep_dup(p, path), NULL, NULL, NULL,
-			    lo_resolve_fmt(lo_elf_type(o.elf) == ET_REL ? "a relocatable object (.o), not a shared object"
+			    lo_resolve_fmt(lo_elf_type(o.elf) == LO_ET_REL ? "a relocatable object (.o), not a shared object"
 				: "an executable, which dlopen refuses"));
 		return 0;
 	}

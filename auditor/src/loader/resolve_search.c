@@ -10,15 +10,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <elf.h>
 
 #include "leftover/buf.h"
+#include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "loader/resolve_int.h"
 
 const char *lo_resolve_class_name(const lo_elf *e)
 {
-	return lo_elf_class(e) == ELFCLASS32 ? "ELFCLASS32" : "ELFCLASS64";
+	return lo_elf_class(e) == LO_ELFCLASS32 ? "ELFCLASS32" : "ELFCLASS64";
 }
 
 /*
@@ -37,7 +37,7 @@ static enum try_result judge_file(proc *p, const char *path, const lo_elf *e, lo
 	if (lo_elf_data(e) != p->target->elf_data) {
 		if (lk->tried)
 			lo_buf_printf(lk->tried, "%s: ELF data encoding not %s, skipped\n", path,
-				      p->target->elf_data == ELFDATA2LSB ? "little-endian"
+				      p->target->elf_data == LO_ELFDATA2LSB ? "little-endian"
 									 : "big-endian");
 		return TRY_NEXT;
 	}
@@ -47,9 +47,9 @@ static enum try_result judge_file(proc *p, const char *path, const lo_elf *e, lo
 				      lo_elf_machine(e), p->target->arch);
 		return TRY_NEXT;
 	}
-	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e)) {
+	if (lo_elf_type(e) != LO_ET_DYN || lo_elf_is_pie(e)) {
 		lk->fatal = lo_resolve_fmt("'%s': %s", path,
-				lo_elf_type(e) == ET_EXEC || lo_elf_is_pie(e)
+				lo_elf_type(e) == LO_ET_EXEC || lo_elf_is_pie(e)
 					? "cannot dynamically load an executable"
 					: "only ET_DYN and ET_EXEC can be loaded");
 		return TRY_FATAL;

@@ -17,10 +17,10 @@
  *
  * Not here yet: armel beside armhf (told apart by e_flags).
  */
-#include <elf.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "leftover/elf_format.h"
 #include "leftover/target.h"
 
 /* glibc's order (elf/dl-load.c, _dl_map_object). */
@@ -51,31 +51,31 @@ static const char *const musl_builtin[] = {
 static const lo_target targets[] = {
 	{ GLIBC("x86_64-linux-gnu"), .arch = "x86-64", .platform = "x86_64",
 	  .hwcaps = (const char *const[]){ "x86-64-v4", "x86-64-v3", "x86-64-v2", NULL },
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_X86_64,
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_X86_64,
 	  .cache_flags = 0x0303 /* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 */ },
 	{ GLIBC("i386-linux-gnu"), .arch = "i386", .platform = "i686",
-	  .elf_class = ELFCLASS32, .elf_data = ELFDATA2LSB, .machine = EM_386,
+	  .elf_class = LO_ELFCLASS32, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_386,
 	  .cache_flags = 0x0003 /* FLAG_ELF_LIBC6 */ },
 	{ GLIBC("aarch64-linux-gnu"), .arch = "aarch64", .platform = "aarch64",
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_AARCH64,
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_AARCH64,
 	  .cache_flags = 0x0a03 /* FLAG_ELF_LIBC6 | FLAG_AARCH64_LIB64 */ },
 	/* v8l: an ARMv8 CPU (an arm64 kernel running armhf programs, qemu-arm); a 32-bit
 	   kernel on an ARMv7 one says v7l */
 	{ GLIBC("arm-linux-gnueabihf"), .arch = "armhf", .platform = "v8l",
-	  .elf_class = ELFCLASS32, .elf_data = ELFDATA2LSB, .machine = EM_ARM,
+	  .elf_class = LO_ELFCLASS32, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_ARM,
 	  .cache_flags = 0x0903 /* FLAG_ELF_LIBC6 | FLAG_ARM_LIBHF */ },
 	{ GLIBC("powerpc64le-linux-gnu"), .arch = "ppc64le", .platform = "power8",
 	  .hwcaps = (const char *const[]){ "power10", "power9", NULL },
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_PPC64,
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_PPC64,
 	  .cache_flags = 0x0503 /* FLAG_ELF_LIBC6 | FLAG_POWERPC_LIB64 */ },
 	/* Linux on RISC-V passes no AT_PLATFORM (ELF_PLATFORM is NULL) */
 	{ GLIBC("riscv64-linux-gnu"), .arch = "riscv64", .platform = NULL,
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_RISCV,
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_RISCV,
 	  .cache_flags = 0x1003 /* FLAG_ELF_LIBC6 | FLAG_RISCV_FLOAT_ABI_DOUBLE */ },
 	/* big-endian; $PLATFORM is the machine's generation (z13 ... z16) */
 	{ GLIBC("s390x-linux-gnu"), .arch = "s390x", .platform = "z15",
 	  .hwcaps = (const char *const[]){ "z16", "z15", "z14", "z13", NULL },
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2MSB, .machine = EM_S390,
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2MSB, .machine = LO_EM_S390,
 	  .cache_flags = 0x0403 /* FLAG_ELF_LIBC6 | FLAG_S390_LIB64 */ },
 	/* x32: x86-64's 64-bit instructions with 32-bit pointers, ELF class 32 on machine
 	   x86-64. Debian ships it biarch (libc6-x32): its loader /libx32/ld-linux-x32.so.2
@@ -87,20 +87,20 @@ static const lo_target targets[] = {
 	  .versions = true,
 	  .default_dirs = (const char *const[]){ "/libx32", "/usr/libx32", NULL },
 	  .hwcaps = (const char *const[]){ "x86-64-v4", "x86-64-v3", "x86-64-v2", NULL },
-	  .elf_class = ELFCLASS32, .elf_data = ELFDATA2LSB, .machine = EM_X86_64,
+	  .elf_class = LO_ELFCLASS32, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_X86_64,
 	  .cache_flags = 0x0803 /* FLAG_ELF_LIBC6 | FLAG_X8664_LIBX32 */ },
 	{ .name = "x86_64-linux-musl", .arch = "x86-64 (musl)",
 	  .libc = "/lib/ld-musl-x86_64.so.1", .path_file = "/etc/ld-musl-x86_64.path",
 	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,
 	  .dst_strict = true,
 	  .default_dirs = (const char *const[]){ "/lib", "/usr/local/lib", "/usr/lib", NULL },
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_X86_64 },
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_X86_64 },
 	{ .name = "aarch64-linux-musl", .arch = "aarch64 (musl)",
 	  .libc = "/lib/ld-musl-aarch64.so.1", .path_file = "/etc/ld-musl-aarch64.path",
 	  .libc_soname = "libc.so", .builtin = musl_builtin, .search = musl_search,
 	  .dst_strict = true,
 	  .default_dirs = (const char *const[]){ "/lib", "/usr/local/lib", "/usr/lib", NULL },
-	  .elf_class = ELFCLASS64, .elf_data = ELFDATA2LSB, .machine = EM_AARCH64 },
+	  .elf_class = LO_ELFCLASS64, .elf_data = LO_ELFDATA2LSB, .machine = LO_EM_AARCH64 },
 };
 
 #define COUNT (sizeof(targets) / sizeof(targets[0]))

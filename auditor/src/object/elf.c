@@ -83,8 +83,8 @@ static int open_fd(lo_elf **out, int fd, const struct stat *given, const char *n
 	if ((into && (err = lo_elf_read_whole(e, fd)) < 0) || (err = lo_elf_read_head(e, fd, &h)) < 0)
 		goto fail;
 	/* in this machine's byte order the tables are read in place, else translated */
-	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
-									   : ELFDATA2MSB);
+	e->foreign = e->data != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? LO_ELFDATA2LSB
+									   : LO_ELFDATA2MSB);
 	if ((err = lo_elf_read_tables(e, fd, &h)) < 0)
 		goto fail;
 	e->into = NULL;
@@ -213,7 +213,7 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 	 * DT_GNU_HASH table covers last, and a library may define 100,000.
 	 */
 	for (i = *cursor ? *cursor : 1; i < e->undef_end; i++) {
-		const Elf64_Sym *sym = &e->dynsym[i];
+		const lo_elf64_sym *sym = &e->dynsym[i];
 		const char *name;
 
 		if (!lo_elf_is_undef(sym))
@@ -225,7 +225,7 @@ bool lo_elf_undef_next(const lo_elf *e, size_t *cursor, lo_elf_undef *out)
 		memset(out, 0, sizeof(*out));
 		out->name = name ? name : "";
 		out->gnu_hash = lo_elf_gnu_hash(out->name);
-		out->weak = ELF64_ST_BIND(sym->st_info) == STB_WEAK;
+		out->weak = LO_ELF64_ST_BIND(sym->st_info) == LO_STB_WEAK;
 		if (e->versym) {
 			size_t ndx = e->versym[i] & 0x7fff;
 
@@ -324,8 +324,8 @@ bool lo_elf_exports_matching(const lo_elf *e, const char *glob)
 	for (i = 1; i < e->dynsym_count; i++) {
 		const char *name;
 
-		if (e->dynsym[i].st_shndx == SHN_UNDEF ||
-		    ELF64_ST_BIND(e->dynsym[i].st_info) == STB_LOCAL ||
+		if (e->dynsym[i].st_shndx == LO_SHN_UNDEF ||
+		    LO_ELF64_ST_BIND(e->dynsym[i].st_info) == LO_STB_LOCAL ||
 		    !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)) || !*name)
 			continue;
 		if (sym_glob_matches(&g, name))

@@ -36,7 +36,7 @@ static int take_dyn(lo_elf *e, const lo_elf_scn *r, int64_t tag, uint64_t val, s
 {
 	const char *s = NULL;
 
-	if (tag == DT_NEEDED || tag == DT_SONAME || tag == DT_RPATH || tag == DT_RUNPATH) {
+	if (tag == LO_DT_NEEDED || tag == LO_DT_SONAME || tag == LO_DT_RPATH || tag == LO_DT_RUNPATH) {
 		s = val > SIZE_MAX ? NULL : lo_elf_link_str(e, r->sh.sh_link, (size_t)val);
 		if (!s)
 			return lo_error_set(LO_EINVALID,
@@ -45,25 +45,25 @@ static int take_dyn(lo_elf *e, const lo_elf_scn *r, int64_t tag, uint64_t val, s
 					    e->name, (unsigned long long)val);
 	}
 	switch (tag) {
-	case DT_NEEDED:
+	case LO_DT_NEEDED:
 		lo_array_grow(&e->needed, cap, e->needed_count + 1, sizeof(*e->needed));
 		e->needed[e->needed_count++] = s;
 		break;
-	case DT_SONAME:
+	case LO_DT_SONAME:
 		e->soname = s;
 		break;
-	case DT_RPATH:
+	case LO_DT_RPATH:
 		*rpath = s;
 		break;
-	case DT_RUNPATH:
+	case LO_DT_RUNPATH:
 		e->runpath = s;
 		break;
-	case DT_DEBUG:
+	case LO_DT_DEBUG:
 		e->debug_slot = true;
 		break;
-	case DT_FLAGS_1:
-		e->pie = (val & DF_1_PIE) != 0;
-		e->nodeflib = (val & DF_1_NODEFLIB) != 0;
+	case LO_DT_FLAGS_1:
+		e->pie = (val & LO_DF_1_PIE) != 0;
+		e->nodeflib = (val & LO_DF_1_NODEFLIB) != 0;
 		break;
 	}
 	return 0;
@@ -75,8 +75,8 @@ static int take_dyn(lo_elf *e, const lo_elf_scn *r, int64_t tag, uint64_t val, s
  */
 int lo_elf_read_dynamic(lo_elf *e, int fd, const lo_elf_scn *r)
 {
-	bool wide = e->class == ELFCLASS64, big = e->data == ELFDATA2MSB;
-	size_t dsize = wide ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn), i, n, cap = 0;
+	bool wide = e->class == LO_ELFCLASS64, big = e->data == LO_ELFDATA2MSB;
+	size_t dsize = wide ? sizeof(lo_elf64_dyn) : sizeof(lo_elf32_dyn), i, n, cap = 0;
 	const unsigned char *d;
 	unsigned char *own = NULL;
 	const char *rpath = NULL;
@@ -93,12 +93,12 @@ int lo_elf_read_dynamic(lo_elf *e, int fd, const lo_elf_scn *r)
 		n = r->sh.sh_size / dsize;
 	for (i = 0; i < n && !err; i++) {
 		const unsigned char *p = d + i * dsize;
-		int64_t tag = wide ? (int64_t)LO_ELF_GET(p, Elf64_Dyn, d_tag, big)
-				   : (int32_t)LO_ELF_GET(p, Elf32_Dyn, d_tag, big);
+		int64_t tag = wide ? (int64_t)LO_ELF_GET(p, lo_elf64_dyn, d_tag, big)
+				   : (int32_t)LO_ELF_GET(p, lo_elf32_dyn, d_tag, big);
 
-		if (tag == DT_NULL)
+		if (tag == LO_DT_NULL)
 			break;
-		err = take_dyn(e, r, tag, LO_ELF_FIELD(wide, p, Dyn, d_un.d_val, big), &cap, &rpath);
+		err = take_dyn(e, r, tag, LO_ELF_FIELD(wide, p, dyn, d_un.d_val, big), &cap, &rpath);
 	}
 	free(own);
 	/* As in glibc's get-dynamic-info.h: with both present, RPATH is ignored. */
@@ -119,7 +119,7 @@ static void index_grow(void **items, size_t *count, size_t *cap, size_t ndx, siz
 /* Walk .gnu.version_d: sh_info entries at most, each with its first name. */
 static int walk_verdef(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 {
-	bool big = e->data == ELFDATA2MSB;
+	bool big = e->data == LO_ELFDATA2MSB;
 	uint64_t off = 0, size = r->sh.sh_size;
 	size_t i, cap = 0;
 
@@ -130,33 +130,33 @@ static int walk_verdef(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 		size_t ndx;
 
 		/* checked before any pointer is made: d is NULL for an empty section */
-		if (!entry_fits(off, sizeof(Elf64_Verdef), 4, size))
+		if (!entry_fits(off, sizeof(lo_elf64_verdef), 4, size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
 					    "entry at offset %llu out of bounds or misaligned", e->name,
 					    (unsigned long long)off);
 		vd = d + off;
-		aux = off + LO_ELF_GET(vd, Elf64_Verdef, vd_aux, big);
-		if (!LO_ELF_GET(vd, Elf64_Verdef, vd_cnt, big) ||
-		    !entry_fits(aux, sizeof(Elf64_Verdaux), 4, size))
+		aux = off + LO_ELF_GET(vd, lo_elf64_verdef, vd_aux, big);
+		if (!LO_ELF_GET(vd, lo_elf64_verdef, vd_cnt, big) ||
+		    !entry_fits(aux, sizeof(lo_elf64_verdaux), 4, size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
 					    "bad auxiliary entry at offset %llu", e->name,
 					    (unsigned long long)off);
 		name = lo_elf_link_str(e, r->sh.sh_link,
-				       (size_t)LO_ELF_GET(d + aux, Elf64_Verdaux, vda_name, big));
+				       (size_t)LO_ELF_GET(d + aux, lo_elf64_verdaux, vda_name, big));
 		if (!name)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version definitions of '%s': "
 					    "bad name offset", e->name);
-		ndx = LO_ELF_GET(vd, Elf64_Verdef, vd_ndx, big) & 0x7fff;
+		ndx = LO_ELF_GET(vd, lo_elf64_verdef, vd_ndx, big) & 0x7fff;
 		index_grow((void **)&e->verdefs.names, &e->verdefs.count, &cap, ndx, sizeof(char *));
 		/* The base version names the file itself; it never matches a reference. */
-		if (!(LO_ELF_GET(vd, Elf64_Verdef, vd_flags, big) & VER_FLG_BASE))
+		if (!(LO_ELF_GET(vd, lo_elf64_verdef, vd_flags, big) & LO_VER_FLG_BASE))
 			e->verdefs.names[ndx] = name;
-		if (!LO_ELF_GET(vd, Elf64_Verdef, vd_next, big))
+		if (!LO_ELF_GET(vd, lo_elf64_verdef, vd_next, big))
 			break;
-		off += LO_ELF_GET(vd, Elf64_Verdef, vd_next, big);
+		off += LO_ELF_GET(vd, lo_elf64_verdef, vd_next, big);
 	}
 	return 0;
 }
@@ -181,14 +181,14 @@ int lo_elf_read_verdef(lo_elf *e, int fd, const lo_elf_scn *r)
 	return read_walked(e, fd, r, "version definitions", walk_verdef);
 }
 
-/* One version a needed file must define (Elf64_Vernaux at p), from file `file`. */
+/* One version a needed file must define (an lo_elf64_vernaux at p), from file `file`. */
 static int take_vernaux(lo_elf *e, const lo_elf_scn *r, const unsigned char *p,
 			const char *file, size_t *cap, size_t *icap)
 {
-	bool big = e->data == ELFDATA2MSB;
-	unsigned other = (unsigned)LO_ELF_GET(p, Elf64_Vernaux, vna_other, big);
+	bool big = e->data == LO_ELFDATA2MSB;
+	unsigned other = (unsigned)LO_ELF_GET(p, lo_elf64_vernaux, vna_other, big);
 	const char *name = lo_elf_link_str(e, r->sh.sh_link,
-					   (size_t)LO_ELF_GET(p, Elf64_Vernaux, vna_name, big));
+					   (size_t)LO_ELF_GET(p, lo_elf64_vernaux, vna_name, big));
 	size_t ndx = other & 0x7fff;
 
 	if (!name)
@@ -197,7 +197,7 @@ static int take_vernaux(lo_elf *e, const lo_elf_scn *r, const unsigned char *p,
 				    "bad version name offset", e->name);
 	lo_array_grow(&e->verneeds, cap, e->verneed_count + 1, sizeof(*e->verneeds));
 	e->verneeds[e->verneed_count++] = (lo_elf_verneed){
-		file, name, (LO_ELF_GET(p, Elf64_Vernaux, vna_flags, big) & VER_FLG_WEAK) != 0 };
+		file, name, (LO_ELF_GET(p, lo_elf64_vernaux, vna_flags, big) & LO_VER_FLG_WEAK) != 0 };
 	index_grow((void **)&e->vindex, &e->vindex_count, icap, ndx, sizeof(*e->vindex));
 	e->vindex[ndx] = (verneed_index){ file, name, (other & 0x8000) != 0 };
 	return 0;
@@ -206,7 +206,7 @@ static int take_vernaux(lo_elf *e, const lo_elf_scn *r, const unsigned char *p,
 /* Walk .gnu.version_r: sh_info files at most, each with vn_cnt versions at most. */
 static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 {
-	bool big = e->data == ELFDATA2MSB;
+	bool big = e->data == LO_ELFDATA2MSB;
 	uint64_t off = 0, size = r->sh.sh_size;
 	size_t i, j, cap = 0, icap = 0;
 	int err;
@@ -217,23 +217,23 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 		uint64_t aoff;
 
 		/* checked before any pointer is made: d is NULL for an empty section */
-		if (!entry_fits(off, sizeof(Elf64_Verneed), sizeof(Elf64_Verneed), size))
+		if (!entry_fits(off, sizeof(lo_elf64_verneed), sizeof(lo_elf64_verneed), size))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version requirements of '%s': "
 					    "entry at offset %llu out of bounds or misaligned", e->name,
 					    (unsigned long long)off);
 		vn = d + off;
 		file = lo_elf_link_str(e, r->sh.sh_link,
-				       (size_t)LO_ELF_GET(vn, Elf64_Verneed, vn_file, big));
+				       (size_t)LO_ELF_GET(vn, lo_elf64_verneed, vn_file, big));
 		if (!file)
 			return lo_error_set(LO_EINVALID,
 					    "cannot read version requirements of '%s': "
 					    "bad file name offset", e->name);
-		aoff = off + LO_ELF_GET(vn, Elf64_Verneed, vn_aux, big);
-		for (j = 0; j < LO_ELF_GET(vn, Elf64_Verneed, vn_cnt, big); j++) {
+		aoff = off + LO_ELF_GET(vn, lo_elf64_verneed, vn_aux, big);
+		for (j = 0; j < LO_ELF_GET(vn, lo_elf64_verneed, vn_cnt, big); j++) {
 			const unsigned char *vna;
 
-			if (!entry_fits(aoff, sizeof(Elf64_Vernaux), sizeof(Elf64_Vernaux), size))
+			if (!entry_fits(aoff, sizeof(lo_elf64_vernaux), sizeof(lo_elf64_vernaux), size))
 				return lo_error_set(LO_EINVALID,
 						    "cannot read version requirements of '%s': "
 						    "auxiliary entry at offset %llu out of bounds or misaligned",
@@ -241,13 +241,13 @@ static int walk_verneed(lo_elf *e, const lo_elf_scn *r, const unsigned char *d)
 			vna = d + aoff;
 			if ((err = take_vernaux(e, r, vna, file, &cap, &icap)) < 0)
 				return err;
-			if (!LO_ELF_GET(vna, Elf64_Vernaux, vna_next, big))
+			if (!LO_ELF_GET(vna, lo_elf64_vernaux, vna_next, big))
 				break;
-			aoff += LO_ELF_GET(vna, Elf64_Vernaux, vna_next, big);
+			aoff += LO_ELF_GET(vna, lo_elf64_vernaux, vna_next, big);
 		}
-		if (!LO_ELF_GET(vn, Elf64_Verneed, vn_next, big))
+		if (!LO_ELF_GET(vn, lo_elf64_verneed, vn_next, big))
 			break;
-		off += LO_ELF_GET(vn, Elf64_Verneed, vn_next, big);
+		off += LO_ELF_GET(vn, lo_elf64_verneed, vn_next, big);
 	}
 	return 0;
 }

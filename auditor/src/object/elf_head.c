@@ -27,33 +27,33 @@ int lo_elf_head_parse(const unsigned char *b, size_t got, const char *name, lo_e
 {
 	bool wide, big;
 
-	if (got < SELFMAG) /* too short to say what it is, and too short for the loader */
+	if (got < LO_ELFMAG_SIZE) /* too short to say what it is, and too short for the loader */
 		return lo_error_set(LO_EINVALID, "cannot read '%s': file too short (%zu bytes)",
 				    name, got);
-	if (memcmp(b, ELFMAG, SELFMAG) != 0)
+	if (memcmp(b, LO_ELFMAG, LO_ELFMAG_SIZE) != 0)
 		return lo_error_set(LO_ENOTELF, "'%s' is not an ELF file", name);
-	if (got < EI_NIDENT)
+	if (got < LO_EI_NIDENT)
 		return lo_error_set(LO_EINVALID, "cannot read ELF header of '%s': file too short",
 				    name);
-	if ((b[EI_CLASS] != ELFCLASS32 && b[EI_CLASS] != ELFCLASS64) ||
-	    (b[EI_DATA] != ELFDATA2LSB && b[EI_DATA] != ELFDATA2MSB) || b[EI_VERSION] != EV_CURRENT)
+	if ((b[LO_EI_CLASS] != LO_ELFCLASS32 && b[LO_EI_CLASS] != LO_ELFCLASS64) ||
+	    (b[LO_EI_DATA] != LO_ELFDATA2LSB && b[LO_EI_DATA] != LO_ELFDATA2MSB) || b[LO_EI_VERSION] != LO_EV_CURRENT)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read ELF header of '%s': unknown class %u, "
-				    "byte order %u or version %u", name, b[EI_CLASS], b[EI_DATA],
-				    b[EI_VERSION]);
-	wide = b[EI_CLASS] == ELFCLASS64;
-	big = b[EI_DATA] == ELFDATA2MSB;
-	if (got < (wide ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+				    "byte order %u or version %u", name, b[LO_EI_CLASS], b[LO_EI_DATA],
+				    b[LO_EI_VERSION]);
+	wide = b[LO_EI_CLASS] == LO_ELFCLASS64;
+	big = b[LO_EI_DATA] == LO_ELFDATA2MSB;
+	if (got < (wide ? sizeof(lo_elf64_ehdr) : sizeof(lo_elf32_ehdr)))
 		return lo_error_set(LO_EINVALID, "cannot read ELF header of '%s': file too short",
 				    name);
-	h->class = b[EI_CLASS];
-	h->data = b[EI_DATA];
-	h->type = (int)LO_ELF_FIELD(wide, b, Ehdr, e_type, big);
-	h->machine = (int)LO_ELF_FIELD(wide, b, Ehdr, e_machine, big);
-	h->shoff = LO_ELF_FIELD(wide, b, Ehdr, e_shoff, big);
-	h->phoff = LO_ELF_FIELD(wide, b, Ehdr, e_phoff, big);
-	h->shnum = (size_t)LO_ELF_FIELD(wide, b, Ehdr, e_shnum, big);
-	h->phnum = (size_t)LO_ELF_FIELD(wide, b, Ehdr, e_phnum, big);
+	h->class = b[LO_EI_CLASS];
+	h->data = b[LO_EI_DATA];
+	h->type = (int)LO_ELF_FIELD(wide, b, ehdr, e_type, big);
+	h->machine = (int)LO_ELF_FIELD(wide, b, ehdr, e_machine, big);
+	h->shoff = LO_ELF_FIELD(wide, b, ehdr, e_shoff, big);
+	h->phoff = LO_ELF_FIELD(wide, b, ehdr, e_phoff, big);
+	h->shnum = (size_t)LO_ELF_FIELD(wide, b, ehdr, e_shnum, big);
+	h->phnum = (size_t)LO_ELF_FIELD(wide, b, ehdr, e_phnum, big);
 	return 0;
 }
 
@@ -78,7 +78,7 @@ int lo_elf_read_at(const lo_elf *e, int fd, void *buf, size_t len, uint64_t off)
 
 int lo_elf_read_head(lo_elf *e, int fd, lo_elf_head *h)
 {
-	unsigned char b[sizeof(Elf64_Ehdr)];
+	unsigned char b[sizeof(lo_elf64_ehdr)];
 	const unsigned char *at = b;
 	ssize_t got;
 	int err;
@@ -103,7 +103,7 @@ int lo_elf_read_whole(lo_elf *e, int fd)
 	lo_elf_buf *b = e->into;
 	int err;
 
-	if (e->size < EI_NIDENT || e->size > LO_ELF_BUF_MAX)
+	if (e->size < LO_EI_NIDENT || e->size > LO_ELF_BUF_MAX)
 		return 0;
 	if (!b->data)
 		b->data = lo_xmalloc(LO_ELF_BUF_MAX);
@@ -120,17 +120,17 @@ int lo_elf_read_whole(lo_elf *e, int fd)
  */
 static size_t phdr_count(int fd, const lo_elf_head *h, const struct stat *st)
 {
-	bool wide = h->class == ELFCLASS64, big = h->data == ELFDATA2MSB;
-	unsigned char sh[sizeof(Elf64_Shdr)];
-	size_t shsize = wide ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	bool wide = h->class == LO_ELFCLASS64, big = h->data == LO_ELFDATA2MSB;
+	unsigned char sh[sizeof(lo_elf64_shdr)];
+	size_t shsize = wide ? sizeof(lo_elf64_shdr) : sizeof(lo_elf32_shdr);
 
-	if (h->phnum != PN_XNUM)
+	if (h->phnum != LO_PN_XNUM)
 		return h->phnum;
 	if (!h->shoff || h->shoff > (uint64_t)st->st_size ||
 	    (uint64_t)st->st_size - h->shoff < shsize ||
 	    pread_retry(fd, sh, shsize, h->shoff) != (ssize_t)shsize)
 		return 0;
-	return (size_t)LO_ELF_FIELD(wide, sh, Shdr, sh_info, big);
+	return (size_t)LO_ELF_FIELD(wide, sh, shdr, sh_info, big);
 }
 
 /*
@@ -141,8 +141,8 @@ static size_t phdr_count(int fd, const lo_elf_head *h, const struct stat *st)
 static int interp_from_phdrs(int fd, const char *path, const lo_elf_head *h,
 			     const struct stat *st, char **out)
 {
-	bool wide = h->class == ELFCLASS64, big = h->data == ELFDATA2MSB;
-	size_t phsize = wide ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	bool wide = h->class == LO_ELFCLASS64, big = h->data == LO_ELFDATA2MSB;
+	size_t phsize = wide ? sizeof(lo_elf64_phdr) : sizeof(lo_elf32_phdr);
 	size_t n = phdr_count(fd, h, st), i;
 	uint64_t size = (uint64_t)st->st_size, off, len;
 	unsigned char *tab;
@@ -157,15 +157,15 @@ static int interp_from_phdrs(int fd, const char *path, const lo_elf_head *h,
 	for (i = 0; i < n; i++) {
 		const unsigned char *ph = tab + i * phsize;
 
-		if (LO_ELF_FIELD(wide, ph, Phdr, p_type, big) == PT_INTERP)
+		if (LO_ELF_FIELD(wide, ph, phdr, p_type, big) == LO_PT_INTERP)
 			break;
 	}
 	if (i == n) {
 		free(tab);
 		return 0;
 	}
-	off = LO_ELF_FIELD(wide, tab + i * phsize, Phdr, p_offset, big);
-	len = LO_ELF_FIELD(wide, tab + i * phsize, Phdr, p_filesz, big);
+	off = LO_ELF_FIELD(wide, tab + i * phsize, phdr, p_offset, big);
+	len = LO_ELF_FIELD(wide, tab + i * phsize, phdr, p_filesz, big);
 	free(tab);
 	/* untrusted: inside the file, and a path's length at most */
 	if (off > size || len > size - off || len == 0 || len > PATH_MAX)
@@ -183,7 +183,7 @@ static int interp_from_phdrs(int fd, const char *path, const lo_elf_head *h,
 int lo_elf_read_interp(const char *path, char **out)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	unsigned char b[sizeof(Elf64_Ehdr)];
+	unsigned char b[sizeof(lo_elf64_ehdr)];
 	lo_elf_head h = { 0 };
 	struct stat st;
 	ssize_t got;

@@ -8,19 +8,20 @@
  * its tables (every count, index and offset checked before it is
  * followed); elf_lookup.c finding a definition the way glibc's
  * do_lookup_x and check_match do, through the object's own hash table.
- * The structures are those of the ELF specification (<elf.h>), read field
- * by field in the object's byte order: no libelf.
+ * The structures are those of the ELF specification
+ * (leftover/elf_format.h), read field by field in the object's byte
+ * order: no libelf.
  */
 #ifndef LEFTOVER_ELF_INT_H
 #define LEFTOVER_ELF_INT_H
 
-#include <elf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
 #include "leftover/elf.h"
+#include "leftover/elf_format.h"
 #include "leftover/fmap.h"
 
 /* Iteration cap for any chain read from the file, against loops. */
@@ -72,16 +73,16 @@ struct lo_elf {
 	 * is a few loads, not a libelf call per symbol (gelf_getsym and
 	 * elf_strptr were a sixth of a scan's instructions). A 32-bit
 	 * object's entries are widened into dynsym_wide once, so that every
-	 * lookup reads Elf64_Sym; so are those of an object of the other
+	 * lookup reads an lo_elf64_sym; so are those of an object of the other
 	 * byte order (foreign, below).
 	 */
-	const Elf64_Sym *dynsym; /* dynsym_count entries, or NULL */
-	Elf64_Sym *dynsym_wide;  /* owned: a 32-bit object's table, widened; else NULL */
+	const lo_elf64_sym *dynsym; /* dynsym_count entries, or NULL */
+	lo_elf64_sym *dynsym_wide;  /* owned: a 32-bit object's table, widened; else NULL */
 	size_t dynsym_count;
 	size_t dynstr_index; /* section index of its string table */
 	const char *dynstr;  /* the string table, ending in a NUL */
 	size_t dynstr_size;
-	const Elf64_Versym *versym; /* dynsym_count entries, or NULL */
+	const lo_elf64_versym *versym; /* dynsym_count entries, or NULL */
 	/*
 	 * An object of the other byte order (s390x from x86-64, or the
 	 * reverse) cannot be read in place: its tables are translated once,
@@ -90,7 +91,7 @@ struct lo_elf {
 	 * order has none of them, and its lookups read the mapping as before.
 	 */
 	bool foreign;
-	Elf64_Versym *versym_own;
+	lo_elf64_versym *versym_own;
 	uint32_t *gnu_hash_own, *sysv_hash_own;
 
 	/* DT_GNU_HASH words (bloom filter, buckets, chains), or DT_HASH. */
@@ -151,14 +152,14 @@ typedef struct lo_elf_head {
 } lo_elf_head;
 
 /*
- * A field of the structure at p, of type T (Elf64_Verdef, say), in the
+ * A field of the structure at p, of type T (lo_elf64_verdef, say), in the
  * object's byte order (big: ELFDATA2MSB). LO_ELF_FIELD picks T's 32- or
- * 64-bit layout (Elf32_Shdr or Elf64_Shdr) by class.
+ * 64-bit layout (lo_elf32_shdr or lo_elf64_shdr) by class.
  */
 #define LO_ELF_GET(p, T, f, big) \
 	lo_elf_word((const unsigned char *)(p) + offsetof(T, f), sizeof(((T *)0)->f), (big))
 #define LO_ELF_FIELD(wide, p, T, f, big) \
-	((wide) ? LO_ELF_GET(p, Elf64_##T, f, big) : LO_ELF_GET(p, Elf32_##T, f, big))
+	((wide) ? LO_ELF_GET(p, lo_elf64_##T, f, big) : LO_ELF_GET(p, lo_elf32_##T, f, big))
 
 /* A word of `size` bytes (at most 8) at p, in the byte order `big` says. */
 static inline uint64_t lo_elf_word(const unsigned char *p, size_t size, bool big)
@@ -257,9 +258,9 @@ int lo_elf_read_whole(lo_elf *e, int fd);
 int lo_elf_read_at(const lo_elf *e, int fd, void *buf, size_t len, uint64_t off);
 
 /* Is this dynamic symbol one the loader must bind (undefined, not local)? */
-static inline bool lo_elf_is_undef(const Elf64_Sym *sym)
+static inline bool lo_elf_is_undef(const lo_elf64_sym *sym)
 {
-	return sym->st_shndx == SHN_UNDEF && ELF64_ST_BIND(sym->st_info) != STB_LOCAL;
+	return sym->st_shndx == LO_SHN_UNDEF && LO_ELF64_ST_BIND(sym->st_info) != LO_STB_LOCAL;
 }
 
 /* Where the first two bytes of a name fall in lo_elf's undef_starts (a "" name's too). */

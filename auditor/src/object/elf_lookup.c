@@ -54,23 +54,23 @@ typedef struct {
 /* glibc's check_match plus the binding test of do_lookup_x, for symbol i. */
 static void lookup_try(const lo_elf *e, size_t i, lookup *lk)
 {
-	const Elf64_Sym *sym;
+	const lo_elf64_sym *sym;
 	const char *name;
 	int stt, bind;
 
 	if (i == 0 || i >= e->dynsym_count)
 		return;
 	sym = &e->dynsym[i];
-	stt = ELF64_ST_TYPE(sym->st_info);
-	bind = ELF64_ST_BIND(sym->st_info);
-	if (sym->st_shndx == SHN_UNDEF)
+	stt = LO_ELF64_ST_TYPE(sym->st_info);
+	bind = LO_ELF64_ST_BIND(sym->st_info);
+	if (sym->st_shndx == LO_SHN_UNDEF)
 		return;
-	if (sym->st_value == 0 && sym->st_shndx != SHN_ABS && stt != STT_TLS)
+	if (sym->st_value == 0 && sym->st_shndx != LO_SHN_ABS && stt != LO_STT_TLS)
 		return;
-	if (stt != STT_NOTYPE && stt != STT_OBJECT && stt != STT_FUNC && stt != STT_COMMON &&
-	    stt != STT_TLS && stt != STT_GNU_IFUNC)
+	if (stt != LO_STT_NOTYPE && stt != LO_STT_OBJECT && stt != LO_STT_FUNC && stt != LO_STT_COMMON &&
+	    stt != LO_STT_TLS && stt != LO_STT_GNU_IFUNC)
 		return;
-	if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE)
+	if (bind != LO_STB_GLOBAL && bind != LO_STB_WEAK && bind != LO_STB_GNU_UNIQUE)
 		return;
 	name = lo_elf_dynstr(e, sym->st_name);
 	if (!name || strcmp(name, lk->ref->name))
@@ -227,7 +227,7 @@ void lo_elf_foreach_defined_hash(const lo_elf *e, void (*fn)(uint32_t hash, void
 	for (i = 1; i < e->dynsym_count; i++) {
 		const char *name;
 
-		if (e->dynsym[i].st_shndx == SHN_UNDEF || !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)))
+		if (e->dynsym[i].st_shndx == LO_SHN_UNDEF || !(name = lo_elf_dynstr(e, e->dynsym[i].st_name)))
 			continue;
 		fn(lo_elf_gnu_hash(name), payload);
 	}

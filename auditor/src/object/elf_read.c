@@ -113,7 +113,7 @@ static int keep_dynstr(lo_elf *e, const table_scns *t)
 	const char *s;
 	size_t size = t->dynstr.sh.sh_size;
 
-	if (t->dynstr.sh.sh_type != SHT_STRTAB)
+	if (t->dynstr.sh.sh_type != LO_SHT_STRTAB)
 		return lo_error_set(LO_EINVALID,
 				    "cannot read dynamic string table of '%s': "
 				    "section %zu is not a string table",
@@ -158,7 +158,7 @@ static int keep_words(lo_elf *e, int fd, const lo_elf_scn *r, size_t size, const
 	free(*own);
 	*own = lo_xcalloc(*count ? *count : 1, sizeof(**own));
 	for (i = 0; i < *count; i++) {
-		uint64_t w = lo_elf_word(raw + i * size, size, e->data == ELFDATA2MSB);
+		uint64_t w = lo_elf_word(raw + i * size, size, e->data == LO_ELFDATA2MSB);
 
 		(*own)[i] = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
 	}
@@ -176,7 +176,7 @@ static void gnu_bloom_swap_halves(lo_elf *e)
 	uint32_t *w = e->gnu_hash_own, t;
 	size_t i;
 
-	if (!w || e->class != ELFCLASS64 || e->gnu_hash_words < 4)
+	if (!w || e->class != LO_ELFCLASS64 || e->gnu_hash_words < 4)
 		return;
 	for (i = 0; i < w[2] && 4 + 2 * i + 1 < e->gnu_hash_words; i++) {
 		t = w[4 + 2 * i];
@@ -191,7 +191,7 @@ static void gnu_hash_prepare(lo_elf *e)
 	const uint32_t *w = e->gnu_hash;
 	size_t words = e->gnu_hash_words;
 	/* bloom filter words are of the object's class: 2 or 1 hash words each */
-	size_t per = e->class == ELFCLASS64 ? 2 : 1;
+	size_t per = e->class == LO_ELFCLASS64 ? 2 : 1;
 	uint32_t bloom_size;
 
 	if (words < 4)
@@ -212,7 +212,7 @@ static void gnu_hash_prepare(lo_elf *e)
 }
 
 /* Count the undefined symbols among the n at syms, numbered from `first`. */
-static int count_undefs_in(lo_elf *e, const Elf64_Sym *syms, size_t n, size_t first)
+static int count_undefs_in(lo_elf *e, const lo_elf64_sym *syms, size_t n, size_t first)
 {
 	size_t k;
 
@@ -220,7 +220,7 @@ static int count_undefs_in(lo_elf *e, const Elf64_Sym *syms, size_t n, size_t fi
 		const char *name;
 
 		/* most symbols are defined: one compare refuses them */
-		if (syms[k].st_shndx != SHN_UNDEF || !lo_elf_is_undef(&syms[k]))
+		if (syms[k].st_shndx != LO_SHN_UNDEF || !lo_elf_is_undef(&syms[k]))
 			continue;
 		if (!(name = lo_elf_dynstr(e, syms[k].st_name)))
 			return lo_error_set(LO_EINVALID,
@@ -261,7 +261,7 @@ static size_t undef_bound(const lo_elf *e)
 	const char *name;
 	uint32_t h;
 
-	if (e->type != ET_DYN || e->pie || e->debug_slot || !e->gnu.usable || first < 1 ||
+	if (e->type != LO_ET_DYN || e->pie || e->debug_slot || !e->gnu.usable || first < 1 ||
 	    first >= e->dynsym_count || !e->gnu.chain_words ||
 	    !(name = lo_elf_dynstr(e, e->dynsym[first].st_name)))
 		return e->dynsym_count;
@@ -282,7 +282,7 @@ static size_t undef_bound(const lo_elf *e)
  */
 static int count_undefs(lo_elf *e, int fd, const lo_elf_scn *dynsym)
 {
-	Elf64_Sym block[2048];
+	lo_elf64_sym block[2048];
 	size_t i, want, end;
 	int err;
 
@@ -321,11 +321,11 @@ static int no_sections(const lo_elf *e, const lo_elf_head *h)
  */
 static int keep_dynsym(lo_elf *e, int fd, const lo_elf_scn *r)
 {
-	bool wide = e->class == ELFCLASS64, big = e->data == ELFDATA2MSB;
-	size_t entsize = wide ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym), i;
+	bool wide = e->class == LO_ELFCLASS64, big = e->data == LO_ELFDATA2MSB;
+	size_t entsize = wide ? sizeof(lo_elf64_sym) : sizeof(lo_elf32_sym), i;
 	const unsigned char *raw;
 	unsigned char *own;
-	Elf64_Sym *copy;
+	lo_elf64_sym *copy;
 	int err;
 
 	if (r->sh.sh_entsize != entsize)
@@ -336,7 +336,7 @@ static int keep_dynsym(lo_elf *e, int fd, const lo_elf_scn *r)
 	if (wide && !e->foreign) {
 		e->dynsym = mapped(e, r);
 		e->dynsym_count = r->sh.sh_size / entsize;
-		if ((uintptr_t)e->dynsym % _Alignof(Elf64_Sym))
+		if ((uintptr_t)e->dynsym % _Alignof(lo_elf64_sym))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read dynamic symbol table of '%s': "
 					    "entries of %llu bytes, or misaligned", e->name,
@@ -351,12 +351,12 @@ static int keep_dynsym(lo_elf *e, int fd, const lo_elf_scn *r)
 	for (i = 0; i < e->dynsym_count; i++) {
 		const unsigned char *p = raw + i * entsize;
 
-		copy[i].st_name = (Elf64_Word)LO_ELF_FIELD(wide, p, Sym, st_name, big);
-		copy[i].st_value = LO_ELF_FIELD(wide, p, Sym, st_value, big);
-		copy[i].st_size = LO_ELF_FIELD(wide, p, Sym, st_size, big);
-		copy[i].st_info = (unsigned char)LO_ELF_FIELD(wide, p, Sym, st_info, big);
-		copy[i].st_other = (unsigned char)LO_ELF_FIELD(wide, p, Sym, st_other, big);
-		copy[i].st_shndx = (Elf64_Section)LO_ELF_FIELD(wide, p, Sym, st_shndx, big);
+		copy[i].st_name = (uint32_t)LO_ELF_FIELD(wide, p, sym, st_name, big);
+		copy[i].st_value = LO_ELF_FIELD(wide, p, sym, st_value, big);
+		copy[i].st_size = LO_ELF_FIELD(wide, p, sym, st_size, big);
+		copy[i].st_info = (unsigned char)LO_ELF_FIELD(wide, p, sym, st_info, big);
+		copy[i].st_other = (unsigned char)LO_ELF_FIELD(wide, p, sym, st_other, big);
+		copy[i].st_shndx = (uint16_t)LO_ELF_FIELD(wide, p, sym, st_shndx, big);
 	}
 	free(own);
 	e->dynsym = e->dynsym_wide = copy;
@@ -372,19 +372,19 @@ static int keep_versym(lo_elf *e, int fd, const lo_elf_scn *r, size_t *count)
 
 	if (!e->foreign) {
 		e->versym = mapped(e, r);
-		*count = r->sh.sh_size / sizeof(Elf64_Versym);
-		if ((uintptr_t)e->versym % _Alignof(Elf64_Versym))
+		*count = r->sh.sh_size / sizeof(lo_elf64_versym);
+		if ((uintptr_t)e->versym % _Alignof(lo_elf64_versym))
 			return lo_error_set(LO_EINVALID,
 					    "cannot read symbol versions of '%s': misaligned", e->name);
 		return 0;
 	}
-	if ((err = lo_elf_check_entries(e, r, sizeof(Elf64_Versym), "symbol versions")) < 0 ||
+	if ((err = lo_elf_check_entries(e, r, sizeof(lo_elf64_versym), "symbol versions")) < 0 ||
 	    (err = lo_elf_section_bytes(e, fd, r, "symbol versions", &raw, &own)) < 0)
 		return err;
-	*count = r->sh.sh_size / sizeof(Elf64_Versym);
-	e->versym_own = lo_xcalloc(*count ? *count : 1, sizeof(Elf64_Versym));
+	*count = r->sh.sh_size / sizeof(lo_elf64_versym);
+	e->versym_own = lo_xcalloc(*count ? *count : 1, sizeof(lo_elf64_versym));
 	for (i = 0; i < *count; i++)
-		e->versym_own[i] = (Elf64_Versym)lo_elf_word(raw + 2 * i, 2, e->data == ELFDATA2MSB);
+		e->versym_own[i] = (lo_elf64_versym)lo_elf_word(raw + 2 * i, 2, e->data == LO_ELFDATA2MSB);
 	free(own);
 	e->versym = e->versym_own;
 	return 0;
@@ -393,15 +393,15 @@ static int keep_versym(lo_elf *e, int fd, const lo_elf_scn *r, size_t *count)
 /* The section header at p, of an object of e's class and byte order. */
 static lo_elf_shdr shdr_at(const lo_elf *e, const unsigned char *p)
 {
-	bool wide = e->class == ELFCLASS64, big = e->data == ELFDATA2MSB;
+	bool wide = e->class == LO_ELFCLASS64, big = e->data == LO_ELFDATA2MSB;
 
 	return (lo_elf_shdr){
-		.sh_type = (uint32_t)LO_ELF_FIELD(wide, p, Shdr, sh_type, big),
-		.sh_link = (uint32_t)LO_ELF_FIELD(wide, p, Shdr, sh_link, big),
-		.sh_info = (uint32_t)LO_ELF_FIELD(wide, p, Shdr, sh_info, big),
-		.sh_offset = LO_ELF_FIELD(wide, p, Shdr, sh_offset, big),
-		.sh_size = LO_ELF_FIELD(wide, p, Shdr, sh_size, big),
-		.sh_entsize = LO_ELF_FIELD(wide, p, Shdr, sh_entsize, big),
+		.sh_type = (uint32_t)LO_ELF_FIELD(wide, p, shdr, sh_type, big),
+		.sh_link = (uint32_t)LO_ELF_FIELD(wide, p, shdr, sh_link, big),
+		.sh_info = (uint32_t)LO_ELF_FIELD(wide, p, shdr, sh_info, big),
+		.sh_offset = LO_ELF_FIELD(wide, p, shdr, sh_offset, big),
+		.sh_size = LO_ELF_FIELD(wide, p, shdr, sh_size, big),
+		.sh_entsize = LO_ELF_FIELD(wide, p, shdr, sh_entsize, big),
 	};
 }
 
@@ -440,7 +440,7 @@ static int shdr_count(lo_elf *e, int fd, const lo_elf_head *h, size_t shsize, si
  */
 static int find_tables(lo_elf *e, int fd, const lo_elf_head *h, table_scns *t)
 {
-	size_t shsize = e->class == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	size_t shsize = e->class == LO_ELFCLASS64 ? sizeof(lo_elf64_shdr) : sizeof(lo_elf32_shdr);
 	size_t shnum, strtab, i;
 	lo_elf_scn table = { .present = true };
 	const unsigned char *tab;
@@ -462,13 +462,13 @@ static int find_tables(lo_elf *e, int fd, const lo_elf_head *h, table_scns *t)
 		lo_elf_scn *r;
 
 		switch (sh.sh_type) {
-		case SHT_DYNAMIC: r = &t->dynamic; break;
-		case SHT_DYNSYM: r = &t->dynsym; break;
-		case SHT_GNU_versym: r = &t->versym; break;
-		case SHT_GNU_verdef: r = &t->verdef; break;
-		case SHT_GNU_verneed: r = &t->verneed; break;
-		case SHT_GNU_HASH: r = &t->gnu_hash; break;
-		case SHT_HASH: r = &t->sysv_hash; break;
+		case LO_SHT_DYNAMIC: r = &t->dynamic; break;
+		case LO_SHT_DYNSYM: r = &t->dynsym; break;
+		case LO_SHT_GNU_VERSYM: r = &t->versym; break;
+		case LO_SHT_GNU_VERDEF: r = &t->verdef; break;
+		case LO_SHT_GNU_VERNEED: r = &t->verneed; break;
+		case LO_SHT_GNU_HASH: r = &t->gnu_hash; break;
+		case LO_SHT_HASH: r = &t->sysv_hash; break;
 		default: continue;
 		}
 		*r = (lo_elf_scn){ .present = true, .index = i, .sh = sh };
@@ -595,7 +595,7 @@ static int map_tables(lo_elf *e, int fd, table_scns *t)
 	int err;
 
 	if ((err = span_take(e, &t->dynstr, "dynamic string table", &s)) < 0 ||
-	    (e->class == ELFCLASS64 && !e->foreign &&
+	    (e->class == LO_ELFCLASS64 && !e->foreign &&
 	     (err = span_take(e, &t->dynsym, "dynamic symbol table", &s)) < 0))
 		return err;
 	if (!e->foreign &&

@@ -14,6 +14,7 @@
 #include "leftover/buf.h"
 #include "leftover/os.h"
 #include "leftover/walk.h"
+#include "os/fs_int.h"
 
 struct lo_dirstream {
 	int fd;
@@ -66,7 +67,7 @@ const lo_dirent *lo_dirstream_next(lo_dirstream *d)
 		de = (const struct dirent64 *)(d->buf + d->pos);
 		d->pos += de->d_reclen;
 	} while (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."));
-	d->entry = (lo_dirent){ de->d_name, de->d_type };
+	d->entry = (lo_dirent){ de->d_name, lo_fs_ftype(de->d_type) };
 	return &d->entry;
 }
 

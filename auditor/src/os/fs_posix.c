@@ -15,6 +15,7 @@
 #include "leftover/buf.h"
 #include "leftover/os.h"
 #include "leftover/walk.h"
+#include "os/fs_int.h"
 
 struct lo_dirstream {
 	DIR *dir;        /* NULL when fdopendir failed: the stream is then empty, with errno */
@@ -70,7 +71,7 @@ const lo_dirent *lo_dirstream_next(lo_dirstream *d)
 	 * d_type is not POSIX's, but every system this body is for (macOS, the
 	 * BSDs, musl, glibc) has it; the walk stats where it says DT_UNKNOWN
 	 */
-	d->entry = (lo_dirent){ de->d_name, de->d_type };
+	d->entry = (lo_dirent){ de->d_name, lo_fs_ftype(de->d_type) };
 	return &d->entry;
 }
 

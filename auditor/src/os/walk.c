@@ -9,13 +9,13 @@
  * the tree. Directories are opened relative to their parent's descriptor
  * with O_NOFOLLOW | O_DIRECTORY: a symlink to a directory is reported as a
  * symlink and never entered, and a directory swapped for a symlink during
- * the walk is not followed either. Types come from d_type; fstatat is
- * called only where the file system leaves it unknown. At LO_WALK_MAX_DEPTH
- * the walk reports the directory (ELOOP) instead of entering it.
+ * the walk is not followed either. Types come from the directory stream
+ * (d_type, said as an lo_ftype); fstatat is called only where the file
+ * system leaves them unknown. At LO_WALK_MAX_DEPTH the walk reports the
+ * directory (ELOOP) instead of entering it.
  * Directories are read through lo_dirstream (walk.h), whose Linux body
  * reads getdents64 on the descriptor (fs_linux.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -72,15 +72,11 @@ static unsigned char stat_type(int dfd, const char *name)
 	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return DT_UNKNOWN;
-	return S_ISDIR(st.st_mode)    ? DT_DIR
-	       : S_ISLNK(st.st_mode)  ? DT_LNK
-	       : S_ISREG(st.st_mode)  ? DT_REG
-	       : S_ISFIFO(st.st_mode) ? DT_FIFO
-	       : S_ISSOCK(st.st_mode) ? DT_SOCK
-	       : S_ISCHR(st.st_mode)  ? DT_CHR
-	       : S_ISBLK(st.st_mode)  ? DT_BLK
-				      : DT_UNKNOWN;
+		return LO_FT_UNKNOWN;
+	return S_ISDIR(st.st_mode)    ? LO_FT_DIR
+	       : S_ISLNK(st.st_mode)  ? LO_FT_LNK
+	       : S_ISREG(st.st_mode)  ? LO_FT_REG
+				      : LO_FT_OTHER;
 }
 
 static void truncate_path(lo_buf *path, size_t len)
@@ -191,7 +187,7 @@ static int walk_from(worker *w, task *t)
 		de = lo_dirstream_next(top->dir);
 		if (!de) {
 			if (errno)
-				rc = emit(w, base ? path.ptr : ".", base ? path.ptr : ".", dfd, DT_DIR,
+				rc = emit(w, base ? path.ptr : ".", base ? path.ptr : ".", dfd, LO_FT_DIR,
 					  errno);
 			lo_dirstream_free(top->dir);
 			truncate_path(&path, top->parent_len);
@@ -202,8 +198,8 @@ static int walk_from(worker *w, task *t)
 			lo_buf_putc(&path, '/');
 		lo_buf_puts(&path, de->name);
 		name = path.ptr + path.len - strlen(de->name);
-		type = de->type == DT_UNKNOWN ? stat_type(dfd, de->name) : de->type;
-		if (type != DT_DIR) {
+		type = de->type == LO_FT_UNKNOWN ? stat_type(dfd, de->name) : de->type;
+		if (type != LO_FT_DIR) {
 			rc = emit(w, path.ptr, name, dfd, type, 0);
 		} else if (!strcmp(de->name, ".git") || !strcmp(de->name, ".leftover.d") ||
 			   !strcmp(de->name, ".leftover")) {
@@ -212,9 +208,9 @@ static int walk_from(worker *w, task *t)
 			 * output; a .leftover directory is where leftover 0.1 kept it
 			 */
 		} else if (base_depth + depth >= LO_WALK_MAX_DEPTH) {
-			rc = emit(w, path.ptr, name, dfd, DT_DIR, ELOOP);
+			rc = emit(w, path.ptr, name, dfd, LO_FT_DIR, ELOOP);
 		} else if ((fd = open_dir_at(dfd, de->name)) < 0) {
-			rc = emit(w, path.ptr, name, dfd, DT_DIR, errno);
+			rc = emit(w, path.ptr, name, dfd, LO_FT_DIR, errno);
 		} else {
 			/* its stat before its entries (deps.h): a change while it is read shows */
 			lo_deps_note_fd(w->sh->root, path.ptr, fd);

@@ -205,7 +205,7 @@ static int on_needing(const lo_walk_entry *en, void *payload)
 	lo_elf *e = NULL;
 	size_t i;
 
-	if (en->err || en->type != DT_REG)
+	if (en->err || en->type != LO_FT_REG)
 		return 0;
 	lo_buf_clear(&n->path);
 	lo_buf_printf(&n->path, "%s/%s", strcmp(n->dir, "/") ? n->dir : "", en->relpath);

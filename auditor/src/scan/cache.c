@@ -14,7 +14,6 @@
  * Every count is checked against the bytes left before anything is
  * allocated for it, so a hostile file costs at most its own size.
  */
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -142,7 +141,10 @@ uint64_t lo_cache_checksum(const void *data, size_t n)
 
 	for (; n >= 8; n -= 8, p += 8) {
 		memcpy(&w, p, 8); /* one load; the words are little-endian */
-		h = (h ^ le64toh(w)) * 0x100000001b3ull;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w); /* le64toh's job; <endian.h> is glibc's and the BSDs' only */
+#endif
+		h = (h ^ w) * 0x100000001b3ull;
 	}
 	while (n--)
 		h = (h ^ *p++) * 0x100000001b3ull;

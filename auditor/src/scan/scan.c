@@ -16,7 +16,6 @@
  * hosts.c). Anything lo_scan_judge calls must be read-only or locked. The
  * result is sorted by path, so output does not depend on scheduling.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -449,7 +448,7 @@ static void add_orphan_items(scan *s, size_t root)
 		it->abs = abs;
 		it->root = root;
 		it->orphan_only = true;
-		it->type = DT_REG;
+		it->type = LO_FT_REG;
 		it->err = 0;
 		it->tracked = LO_UNKNOWN;
 	}

@@ -24,11 +24,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <dirent.h>
-#include <elf.h>
 
 #include "leftover/buf.h"
 #include "leftover/dyld.h"
+#include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "leftover/macho.h"
 #include "leftover/verdict.h"
@@ -108,7 +107,7 @@ const char *lo_scan_rel_to_root(const scan *s, const char *abs)
 
 lo_kind lo_scan_kind_of(const lo_elf *e, const char *path)
 {
-	if (lo_elf_type(e) != ET_DYN || lo_elf_is_pie(e))
+	if (lo_elf_type(e) != LO_ET_DYN || lo_elf_is_pie(e))
 		return LO_KIND_OTHER;
 	if (lo_pyext_named(path) || lo_pyext_exports_init(e, path))
 		return LO_KIND_PYTHON_EXTENSION;
@@ -273,8 +272,8 @@ static int default_host(scan *s, const lo_file *f, const lo_elf *e, const char *
 				   "an object for ELF machine %d (%d-bit, %s), whose loader "
 				   "leftover does not model; name the program that loads it "
 				   "with --host", lo_elf_machine(e),
-				   lo_elf_class(e) == ELFCLASS32 ? 32 : 64,
-				   lo_elf_data(e) == ELFDATA2MSB ? "big-endian" : "little-endian");
+				   lo_elf_class(e) == LO_ELFCLASS32 ? 32 : 64,
+				   lo_elf_data(e) == LO_ELFDATA2MSB ? "big-endian" : "little-endian");
 	else
 		err = lo_hosts_for_file(s->hosts, python, dir, t, host, program);
 	free(dir);
@@ -368,7 +367,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 	if (f->kind == LO_KIND_OTHER) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_LOADABLE, NULL, NULL, NULL, NULL,
-				   lo_elf_type(e) == ET_REL ? "a relocatable object, not a shared object"
+				   lo_elf_type(e) == LO_ET_REL ? "a relocatable object, not a shared object"
 							    : "an executable, which dlopen refuses");
 		return 0;
 	}
@@ -473,10 +472,10 @@ static int judge_item(scan *s, lo_file *slot, const item *it, own_read *own)
 		lo_file_add_reason(f, LO_REASON_UNREADABLE, NULL, NULL, NULL, NULL, strerror(it->err));
 		return 0;
 	}
-	if (it->type == DT_LNK)
+	if (it->type == LO_FT_LNK)
 		return judge_link(s, slot, it, own);
 	f = new_file(s, slot, it->abs);
-	if (it->type != DT_REG) {
+	if (it->type != LO_FT_REG) {
 		f->stage = LO_STAGE_NOTHING_TO_LOAD;
 		lo_file_add_reason(f, LO_REASON_NOT_ELF, NULL, NULL, NULL, NULL, "not a regular file");
 		return 0;

@@ -1,0 +1,1 @@
+/* glob.h on Windows: what the code uses of it is declared in os/posix_win.h. */
