@@ -37,8 +37,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import lotest
-from wintree import CC64, PYDIR, TAG, configure_build, seed_repo, setup_python, wine, \
-    wine_env, winpath
+from wintree import CC64, PYDIR, TAG, configure_build, keep_server, seed_repo, setup_python, \
+    wine, wine_env, winpath
 
 EXE = os.environ.get("LEFTOVER_EXE")
 SEED, ORDMOD, KEPT = "_mlirRegisterEverything" + TAG, "_ordmod" + TAG, "_mlir" + TAG
@@ -107,8 +107,8 @@ def trees():
     lotest.git(src, "checkout", "-q", "new")
     configure_build(src, b)
     assert all((b / m).exists() for m in STALE + [KEPT])
-    if EXE:  # the prefix, made on first use
-        lotest.run([wine(), "cmd", "/c", "exit"], env=wine_env(), timeout=300)
+    if EXE:
+        keep_server()
     _trees = a, b, src
     return _trees
 

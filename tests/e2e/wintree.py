@@ -7,6 +7,7 @@ the same MinGW-w64 trees and run Wine the same way.
   PREFIX, PYDIR, TAG, CC64                the build's Wine prefix; python.exe's dir
   wine() -> str                           Wine's 64-bit loader
   wine_env() -> dict                      headless, quiet, in PREFIX
+  keep_server(seconds)                    PREFIX made, its server up between Wine runs
   winpath(path) -> str                    the path as Wine's Z: drive names it
   mingw(cc, out, source, *flags)          a DLL from C source text
   setup_python()                          python.exe (the load probe) + python311.dll
@@ -18,6 +19,7 @@ the same MinGW-w64 trees and run Wine the same way.
 """
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import lotest
@@ -40,6 +42,23 @@ def wine_env():
     """No display, no debug channels, no Mono or Gecko installer."""
     return {"WINEPREFIX": str(PREFIX), "WINEDEBUG": "-all", "DISPLAY": "",
             "WINEDLLOVERRIDES": "mscoree,mshtml="}
+
+
+def keep_server(seconds=10):
+    """PREFIX made, its wineserver and Wine's own services (winedevice,
+    wineboot...) up, outliving each Wine process by `seconds`. Started by a
+    run whose output is captured, they would inherit its pipes: the run
+    would end only when they exit (the server 3 s after its last client),
+    and the next would start them cold again, about 5 s a run instead of 0.1.
+    A server already up (maybe with another run's pipes) is waited out
+    first: `seconds` is what the next file that does this waits at most."""
+    server = shutil.which("wineserver") or lotest.need("wineserver", "wine")
+    quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                 stderr=subprocess.DEVNULL, env=dict(os.environ, **wine_env()), timeout=300)
+    if subprocess.run([server, "-p%d" % seconds], **quiet).returncode:
+        subprocess.run([server, "-w"], **quiet)
+        subprocess.run([server, "-p%d" % seconds], **quiet)
+    subprocess.run([wine(), "cmd", "/c", "exit"], **quiet)
 
 
 def winpath(path):
