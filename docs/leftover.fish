@@ -1,13 +1,14 @@
 # fish completion for leftover(1); installed as
 # share/fish/vendor_completions.d/leftover.fish. The option lists are each
 # subcommand's --help: tests/e2e/test_completion.py fails when they drift.
-set -l commands scan explain clean restore rules
+set -l commands scan explain clean restore rules cache
 complete -c leftover -f
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -a scan -d 'find artifacts that would not load or are no longer built'
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -a explain -d 'show what the loader would do for one file'
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -a clean -d 'quarantine what is stale (undo with restore)'
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -a restore -d 'put a quarantined set back'
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -a rules -d 'show the effective rules, or --check a rule file'
+complete -c leftover -n "not __fish_seen_subcommand_from $commands" -a cache -d 'show or drop the verdict cache of a scan'
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -l version -d 'print the version'
 complete -c leftover -n "not __fish_seen_subcommand_from $commands" -s h -l help -d 'show the commands'
 
@@ -26,7 +27,7 @@ for c in scan clean
     complete -c leftover -n "__fish_seen_subcommand_from $c" -l format -x -a 'text json junit sarif' -d 'output format'
     complete -c leftover -n "__fish_seen_subcommand_from $c" -a '(__fish_complete_directories)' -d 'build directory'
 end
-for c in scan explain clean restore rules
+for c in scan explain clean restore rules cache
     complete -c leftover -n "__fish_seen_subcommand_from $c" -s h -l help -d 'show this help'
 end
 for c in scan clean restore explain
@@ -60,3 +61,7 @@ complete -c leftover -n '__fish_seen_subcommand_from rules' -l show-origin -d 'p
 complete -c leftover -n '__fish_seen_subcommand_from rules' -l rules -r -F -d 'read this rule file last'
 complete -c leftover -n '__fish_seen_subcommand_from rules' -l check -d 'validate rule files'
 complete -c leftover -n '__fish_seen_subcommand_from rules' -F
+
+complete -c leftover -n '__fish_seen_subcommand_from cache; and not __fish_seen_subcommand_from info clear' -a info -d 'where the verdict cache is, and whether the next scan could use it'
+complete -c leftover -n '__fish_seen_subcommand_from cache; and not __fish_seen_subcommand_from info clear' -a clear -d 'remove the verdict cache'
+complete -c leftover -n '__fish_seen_subcommand_from cache; and __fish_seen_subcommand_from info clear' -a '(__fish_complete_directories)' -d 'scanned directory'

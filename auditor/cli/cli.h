@@ -51,5 +51,12 @@ int lo_cmd_explain(int argc, char **argv);
 int lo_cmd_clean(int argc, char **argv);
 int lo_cmd_restore(int argc, char **argv);
 int lo_cmd_rules(int argc, char **argv);
+int lo_cmd_cache(int argc, char **argv);
+
+/*
+ * Remove the verdict cache of a scan of `dirs` (cache.c; scan --clear-cache
+ * too). 0, or -1 after saying why not.
+ */
+int lo_cli_cache_clear(char **dirs, size_t n);
 
 #endif

@@ -19,6 +19,7 @@
 #include "leftover/explain.h"
 #include "leftover/hosts.h"
 #include "leftover/macho.h"
+#include "leftover/os.h"
 #include "leftover/report.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
@@ -128,7 +129,7 @@ static void print_symbols(const lo_load *load, const char *file)
  */
 static const lo_rules_host *ruled_host(const lo_cli_opts *o, const char *abs, const lo_elf *e)
 {
-	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	char *dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs));
 	char *base = lo_buildsys_base_of(*dir ? dir : "/");
 	size_t blen = strlen(base);
 	const char *path = lo_buildsys_is_tree(base) && !strncmp(abs, base, blen) && abs[blen] == '/'
@@ -153,7 +154,7 @@ static int host_program(char **out, const lo_cli_opts *o, const char *abs, const
 {
 	const lo_rules_host *ruled = ruled_host(o, abs, e);
 	const char *given = kind == LO_KIND_PYTHON_EXTENSION ? o->scan.python : o->scan.host;
-	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs)), *program = NULL;
+	char *dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs)), *program = NULL;
 	lo_trust *trust = lo_trust_new(o->scan.trust_tree);
 	lo_hosts_program *real;
 	bool vouched = false;
@@ -355,7 +356,7 @@ static char *infer_host(lo_hosts **hosts, lo_load **load, lo_resolver *r, const 
  */
 static int explain_file(lo_cli_opts *o, const char *abs, const char *named, bool verbose)
 {
-	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs)), *tree;
+	char *dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs)), *tree;
 	lo_explain *records = NULL;
 	lo_buf summary = LO_BUF_INIT;
 	char *program = NULL;
@@ -532,7 +533,7 @@ static int explain_pe_module(lo_cli_opts *o, const char *module, const char *dir
 static char *opened_path(const char *path)
 {
 	char *real = realpath(path, NULL), *dir, *out = NULL;
-	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	const char *slash = lo_os_path_last_separator(path), *base = slash ? slash + 1 : path;
 
 	if (!real || !*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return real;

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "clean", lo_cmd_clean, "quarantine what is stale (undo with restore)" },
 	{ "restore", lo_cmd_restore, "put a quarantined set back" },
 	{ "rules", lo_cmd_rules, "show the effective rules, or --check a rule file" },
+	{ "cache", lo_cmd_cache, "show or drop the verdict cache of a scan" },
 };
 
 void lo_cli_error(const char *fmt, ...)
@@ -86,6 +87,8 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	lo_os_args(&argc, &argv);
+	lo_os_set_argv0(argv[0]); /* where the system cannot name the program otherwise: os.h */
 	lo_os_heap_tune(LO_MALLOC_TRIM);
 	if (argc < 2) {
 		usage(stderr);

@@ -87,7 +87,7 @@ typedef struct lo_cli_cmd {
 
 /* Every subcommand's table, in the order `leftover --help` lists them. */
 extern const lo_cli_cmd lo_cli_scan_cmd, lo_cli_explain_cmd, lo_cli_clean_cmd,
-	lo_cli_restore_cmd, lo_cli_rules_cmd;
+	lo_cli_restore_cmd, lo_cli_rules_cmd, lo_cli_cache_cmd;
 
 /* lo_cli_opts_next(): the options end, the operands begin at optind. */
 #define LO_CLI_OPTS_END (-1)

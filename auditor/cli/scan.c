@@ -6,8 +6,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "leftover/buf.h"
-#include "leftover/cache.h"
 #include "leftover/error.h"
 #include "leftover/report.h"
 #include "leftover/report_ci.h"
@@ -43,24 +41,6 @@ const lo_cli_cmd lo_cli_scan_cmd = {
 	"Exit status: 0 nothing broken, stale or unreadable; 1 findings; 2 usage or\n"
 	"environment error. Rules can change what counts ([fail] on, action = keep).\n",
 };
-
-/* --clear-cache: the verdict cache of these roots (cache.h) removed; -1 after saying why not. */
-static int clear_cache(char **dirs, size_t n)
-{
-	char **real = lo_xcalloc(n, sizeof(char *));
-	size_t i, got = 0;
-	int err = 0;
-
-	for (i = 0; i < n; i++)
-		if ((real[i] = realpath(dirs[i], NULL)))
-			got++;
-	if (got == n && (err = lo_cache_clear(real, n)) < 0)
-		lo_cli_error("%s", lo_error_last());
-	for (i = 0; i < n; i++)
-		free(real[i]);
-	free(real);
-	return err < 0 ? -1 : 0;
-}
 
 /*
  * The verdict cache on stderr, never in a report (a warm scan's is the
@@ -108,7 +88,7 @@ int lo_cmd_scan(int argc, char **argv)
 	/* Every layer of the first tree; bad rules stop the scan before it starts. */
 	if (lo_cli_opts_load_rules(&o, argv[optind]) < 0)
 		goto out;
-	if (clear && clear_cache(argv + optind, (size_t)(argc - optind)) < 0)
+	if (clear && lo_cli_cache_clear(argv + optind, (size_t)(argc - optind)) < 0)
 		goto out;
 	if (lo_scan_run(&res, (const char *const *)argv + optind, (size_t)(argc - optind), &o.scan) < 0) {
 		lo_cli_error("%s", lo_error_last());

@@ -436,7 +436,7 @@ static void compare_symbols(const lo_elf *e, const ref *r)
 	}
 	for (i = 0; i < r->nsyms; i++) {
 		GElf_Sym s = sym_at(r, i);
-		const Elf64_Sym *o = &e->dynsym[i];
+		const lo_elf64_sym *o = &e->dynsym[i];
 
 		if (o->st_name != s.st_name || o->st_value != s.st_value || o->st_size != s.st_size ||
 		    o->st_info != s.st_info || o->st_other != s.st_other || o->st_shndx != s.st_shndx ||

@@ -5,10 +5,15 @@ stale-looking link: it fails the job only on what --fail-on asks for,
 leaves the JUnit and SARIF reports, passes extra options through. The
 composite action's step is run the way the runner would: its `run:` block
 with the inputs in the environment and GITHUB_ACTION_PATH set, under
-GITHUB_ACTIONS=true, so the annotations appear.
+GITHUB_ACTIONS=true, so the annotations appear. On each of GitHub's three
+runner systems the action has one step that builds leftover, after the
+libraries the build links (CMakeLists.txt's pkg-config modules) are
+installed, with the CMakePresets.json preset for that system (macOS,
+Windows; Linux builds the wheel); every `run:` block parses in its shell.
 """
 import json
 import os
+import re
 
 import lotest
 
@@ -66,9 +71,10 @@ def test_usage_and_environment_errors():
 
 
 def action_run_block():
-    """The `run: |` block of the action's step, dedented (the action has one step)."""
+    """The `run: |` block of the action's clean step, dedented."""
     lines = ACTION.read_text().splitlines()
-    start = next(i for i, l in enumerate(lines) if l.strip() == "run: |")
+    clean = lines.index("      id: clean")
+    start = next(i for i, l in enumerate(lines) if i > clean and l.strip() == "run: |")
     indent = len(lines[start]) - len(lines[start].lstrip()) + 2
     body = []
     for l in lines[start + 1:]:
@@ -110,6 +116,55 @@ def test_github_action_step():
     assert words[0] == "clean" and words[-1] == str(build), words
     i = words.index("--python")
     assert words[i + 1] == "/opt/py 3/bin/python3", words
+
+
+def action_steps():
+    """The action's steps, as Debian's python3-yaml (ci/install-deps) reads them."""
+    p = lotest.run([lotest.PYTHON, "-c", "import json, sys, yaml; "
+                    "json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)", ACTION])
+    return json.loads(p.stdout)["runs"]["steps"]
+
+
+def test_github_action_on_each_runner():
+    steps = action_steps()
+    src = lotest.SOURCE_DIR
+    systems = {p["name"]: p.get("condition", {}).get("rhs")
+               for p in json.loads((src / "CMakePresets.json").read_text())["configurePresets"]}
+    libs = re.findall(r"pkg_check_modules\(\w+ REQUIRED IMPORTED_TARGET (\S+)\)",
+                      (src / "CMakeLists.txt").read_text())
+    assert libs, "no pkg-config module in CMakeLists.txt"
+    for runner, system in (("Linux", "Linux"), ("macOS", "Darwin"), ("Windows", "Windows")):
+        mine = [s for s in steps
+                if runner in re.findall(r"runner\.os == '(\w+)'", s.get("if", runner))]
+        builds = [i for i, s in enumerate(mine) if '/install-leftover" build' in s.get("run", "")]
+        assert len(builds) == 1, (runner, mine)
+        build = mine[builds[0]]
+        preset = build.get("env", {}).get("LO_PRESET")
+        assert (preset and systems.get(preset) == system) or (runner == "Linux" and not preset), \
+            (runner, preset, systems)
+        before = " ".join(s.get("run", "") + " " + s.get("with", {}).get("install", "")
+                          for s in mine[:builds[0]])
+        for lib in libs if runner != "Linux" else ():
+            word = "mingw-w64-x86_64-" + lib if runner == "Windows" else lib
+            assert re.search(r"(^|\s)%s(\s|$)" % re.escape(word), before), (runner, word, before)
+        for s in mine:
+            if "uses" in s:
+                assert re.match(r"(actions/cache|msys2/setup-msys2)@", s["uses"]), s
+                continue
+            assert s["shell"] == "bash" or (runner == "Windows" and s["shell"] == "msys2 {0}"), s
+            r = lotest.run(["bash", "-n", "-c", s["run"]], check=False)
+            assert r.returncode == 0, (s, r.stderr)
+
+    # the program's name and the cache key's path, as a Windows runner's bash sees them
+    d = lotest.workdir("action-where")
+    for runner, name in (("Linux", "leftover"), ("Windows", "leftover.exe")):
+        out = d / ("output-" + runner)
+        lotest.run(["bash", ACTION.parent / "install-leftover", "where"], env={
+            "GITHUB_ACTION_PATH": str(ACTION.parent), "GITHUB_OUTPUT": str(out),
+            "RUNNER_OS": runner, "RUNNER_TOOL_CACHE": str(d)})
+        got = dict(line.split("=", 1) for line in out.read_text().splitlines())
+        assert got["program"] == got["prefix"] + "/bin/" + name, got
+        assert got["key"] == "leftover-" + got["prefix"].rsplit("/", 1)[1], got
 
 
 if __name__ == "__main__":

@@ -129,5 +129,14 @@ def test_zsh():
         assert zsh_complete("leftover %s %s " % (cmd, opt)) == values(cmd, opt), (cmd, opt)
 
 
+def test_cache_actions():
+    """The words after `cache` are the actions its --help names, in each shell."""
+    actions = set(re.findall(r"leftover cache (\w+)", lotest.leftover("cache", "--help").stdout))
+    assert actions == {"info", "clear"}, actions
+    assert bash_complete("cache", "") == actions
+    assert fish_complete("leftover cache ") == actions
+    assert zsh_complete("leftover cache ") == actions
+
+
 if __name__ == "__main__":
     lotest.main(globals())

@@ -223,5 +223,87 @@ def test_a_host_that_hangs_babbles_or_loops_costs_only_its_files():
     assert (build / live).exists() and not (build / STALE).exists(), p
 
 
+def asdf_data(work, installs):
+    """An asdf data directory as asdf 0.16+ leaves it: the python plugin,
+    each version in `installs` (version -> interpreter) installed as
+    installs/python/V/bin/python3, and the shim `asdf reshim` writes, its
+    plugin lines in the order the versions were installed. No `asdf` is
+    on PATH: a shim that were run would fail."""
+    data = work / "asdf"
+    (data / "plugins" / "python" / "bin").mkdir(parents=True)
+    for v, program in installs.items():
+        b = data / "installs" / "python" / v / "bin"
+        b.mkdir(parents=True)
+        (b / "python3").symlink_to(program)
+    shim = data / "shims" / "python3"
+    shim.parent.mkdir()
+    shim.write_text("#!/usr/bin/env bash\n" +
+                    "".join("# asdf-plugin: python %s\n" % v for v in installs) +
+                    'exec asdf exec "python3" "$@"')
+    shim.chmod(0o755)
+    return data, shim
+
+
+def test_an_asdf_shim_is_read_from_asdf_files_not_run():
+    """asdf's rules (hosts/shim_asdf.c): ASDF_PYTHON_VERSION, else the
+    nearest .tool-versions from the current directory up; of the versions
+    selected, those the shim lists in the shim's order; `system` is the
+    next python3 on PATH. The interpreter so chosen is the host, and the
+    module's verdict is the one that interpreter's own import gives."""
+    work = lotest.workdir("hosts-asdf")
+    pypy = shutil.which("pypy3") or lotest.need("pypy3", "pypy3")
+    other = os.path.realpath(pypy)
+    data, shim = asdf_data(work, {"3.11": REAL, "pypy3.9": other})
+    tree = work / "project" / "tree"
+    module = extension_module(tree).name
+    env = {"ASDF_DATA_DIR": str(data), "PATH": "%s:%s" % (shim.parent, os.environ["PATH"])}
+
+    def host(versions_file, extra=None):
+        if versions_file is None:
+            (work / "project" / ".tool-versions").unlink(missing_ok=True)
+        else:
+            (work / "project" / ".tool-versions").write_text(versions_file)
+        r = lotest.scan(tree, args=("--no-cache",), env=dict(env, **(extra or {})),
+                        cwd=work / "project")
+        return r, r.file(module)
+
+    # the truth for each interpreter: its own import of the module
+    for program, loads in ((REAL, True), (other, False)):
+        p = lotest.run([program, "-c", "import m"], env={"PYTHONPATH": str(tree)}, check=False)
+        assert (p.returncode == 0) == loads, (program, p)
+
+    r, f = host("# pinned\nnodejs 20.1.0\npython 3.11  # the tree's\n")
+    assert r.rc == 0 and f["verdict"] == "ok", r
+    assert f["host"] == str(data / "installs/python/3.11/bin/python3"), f
+    said = [n for n in r.doc["notes"] if str(shim) in n]
+    assert len(said) == 1 and "asdf shim" in said[0] and ".tool-versions" in said[0], said
+
+    r, f = host("python pypy3.9\n")
+    assert f["verdict"] == "skipped" and f["host"].endswith("pypy3.9/bin/python3"), f
+    assert r.reasons(module, "other-interpreter"), f
+
+    # both selected: the shim's order decides, as `asdf exec` intersects them
+    r, f = host("python pypy3.9 3.11\n")
+    assert f["verdict"] == "ok" and "/3.11/" in f["host"], f
+
+    # the environment before any file
+    r, f = host("python 3.11\n", {"ASDF_PYTHON_VERSION": "pypy3.9"})
+    assert f["verdict"] == "skipped" and "ASDF_PYTHON_VERSION" in " ".join(r.doc["notes"]), r
+
+    # system: the next python3 on PATH after asdf's shims
+    sysdir = work / "sys"
+    sysdir.mkdir()
+    (sysdir / "python3").symlink_to(REAL)
+    r, f = host("python system\n", {"PATH": "%s:%s:/usr/bin:/bin" % (shim.parent, sysdir)})
+    assert f["verdict"] == "ok" and f["host"] == str(sysdir / "python3"), f
+
+    # where asdf would run the plugin's own script to know, leftover does not guess:
+    # the shim is left to be asked, and asking it fails (there is no asdf here)
+    (data / "plugins" / "python" / "bin" / "exec-path").write_text("#!/bin/sh\necho bin/python3\n")
+    r, f = host("python 3.11\n")
+    assert f["verdict"] == "unjudged" and f["host"] is None, f
+    assert str(shim) in r.reasons(module, "no-host")[0]["detail"], f
+
+
 if __name__ == "__main__":
     lotest.main(globals())

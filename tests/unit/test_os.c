@@ -124,6 +124,73 @@ static void test_pipe_is_close_on_exec(void **state)
 }
 
 /* The helpers that stand in for glibc's own (memrchr, strverscmp). */
+/* lo_os_self_exe after lo_os_set_argv0(argv0) is `want`, or NULL when want is. */
+static void self_is(const char *argv0, const char *want)
+{
+	char *exe;
+
+	lo_os_set_argv0(argv0);
+	exe = lo_os_self_exe();
+	if (want)
+		assert_non_null(exe);
+	if (exe)
+		assert_string_equal(exe, want ? want : "(none)");
+	free(exe);
+}
+
+/* PATH and the working directory before test_self_exe_from_argv0, put back after it, failed or not */
+static char *saved_path, saved_cwd[4096];
+
+static int setup_self(void **state)
+{
+	const char *path = getenv("PATH");
+
+	saved_path = path ? strdup(path) : NULL;
+	return getcwd(saved_cwd, sizeof(saved_cwd)) ? setup(state) : -1;
+}
+
+static int teardown_self(void **state)
+{
+	if (saved_path)
+		setenv("PATH", saved_path, 1);
+	free(saved_path);
+	return chdir(saved_cwd) == 0 ? teardown(state) : -1;
+}
+
+/*
+ * The program's own path, by whichever body: /proc/self/exe on Linux;
+ * argv[0] resolved as a shell found it in the POSIX body, which these
+ * cases are about (on Linux each is this program whatever argv[0] says):
+ * along PATH past a directory without it and a file of its name that
+ * cannot be run, an empty PATH entry as the working directory, a symlink
+ * resolved, a name with a '/' against the working directory.
+ */
+static void test_self_exe_from_argv0(void **state)
+{
+	char real[4096], path[8192];
+
+	(void)state;
+	assert_non_null(realpath("/proc/self/exe", real));
+	sh("cd '%s' && mkdir a b && echo text > a/prog && ln -s '%s' b/prog", dir, real);
+	snprintf(path, sizeof(path), "%s/none:%s/a:%s/b", dir, dir, dir);
+	setenv("PATH", path, 1);
+	self_is("prog", real);
+
+	snprintf(path, sizeof(path), "%s/a:", dir);
+	setenv("PATH", path, 1);
+	snprintf(path, sizeof(path), "%s/b", dir);
+	assert_int_equal(chdir(path), 0);
+	self_is("prog", real);
+	self_is("./prog", real);
+	self_is("../b/prog", real);
+
+	if (LEFTOVER_PORTABLE) {
+		self_is("no-such-program", NULL);
+		unsetenv("PATH");
+		self_is("prog", NULL);
+	}
+}
+
 static void test_string_helpers(void **state)
 {
 	const char *s = "a/b/c";
@@ -147,6 +214,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rename_moves_a_symlink_itself, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dirstream_lists_entries, setup, teardown),
 		cmocka_unit_test(test_pipe_is_close_on_exec),
+		cmocka_unit_test_setup_teardown(test_self_exe_from_argv0, setup_self, teardown_self),
 		cmocka_unit_test(test_string_helpers),
 	};
 

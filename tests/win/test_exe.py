@@ -9,7 +9,7 @@ under Wine, in the build's one prefix:
   - a scan of a small MinGW-built tree, a git repository built by a
     hand-written build.ninja (a DLL still built, one the last commit stopped
     building, a .pyd importing a DLL that is gone, one that loads), given
-    as a Z: path with backslashes, gives the same JSON as the Linux
+    as a Z: path with backslashes and an "é", gives the same JSON as the Linux
     build's scan of it but for the root's spelling, and the stale verdict
     is held against ninja;
   - clean moves the stale DLL into the quarantine, restore brings it back
@@ -81,8 +81,9 @@ def make_tree(root):
 
 
 def wine(exe, *args, cwd=None):
-    return lotest.run(["wine", str(exe), *map(str, args)], env=wine_env(), cwd=cwd,
-                      timeout=300, check=False)
+    # Wine reads the Unix command line in the locale's charset: UTF-8, for the root's "é"
+    return lotest.run(["wine", str(exe), *map(str, args)], env=dict(wine_env(), LC_ALL="C.UTF-8"),
+                      cwd=cwd, timeout=300, check=False)
 
 
 def test_exe_scans_cleans_and_restores_as_the_linux_build():
@@ -93,7 +94,8 @@ def test_exe_scans_cleans_and_restores_as_the_linux_build():
     assert r.returncode == 0, r
     assert r.stdout.strip() == lotest.leftover("--version").stdout.strip(), r
 
-    root = lotest.workdir("exe") / "two commits"
+    # a space and a letter the ANSI code page may not have: arguments are read as UTF-16
+    root = lotest.workdir("exe") / "deux commits, é"
     make_tree(root)
     linux = lotest.scan(root)
     assert linux.rc == 1, linux
@@ -106,8 +108,9 @@ def test_exe_scans_cleans_and_restores_as_the_linux_build():
     # the root as Windows spells it (realpath: drive, '/'), in "root" and the trees' "dir"
     win_root = windows_path(root).replace("\\", "/")
     assert win.doc["root"] == win_root, win
-    assert json.dumps(win.doc, sort_keys=True, indent=1).replace(win_root, str(root)) == \
-        json.dumps(linux.doc, sort_keys=True, indent=1)
+    assert json.dumps(win.doc, sort_keys=True, indent=1, ensure_ascii=False).replace(
+        win_root, str(root)) == \
+        json.dumps(linux.doc, sort_keys=True, indent=1, ensure_ascii=False)
 
     old = (root / "out" / "libold.dll").read_bytes()
     r = wine(exe, "clean", ".", cwd=root)

@@ -15,8 +15,9 @@
  *                               the shared locks (lock.h)
  *   os/sysroot_{linux,posix}.c  opening paths inside another root (sysroot.h)
  *
- * and os/walk.c, os/fmap.c, os/lock.c are shared by both. ci/check-portable
- * fails the build's lint when a Linux-only call appears anywhere else.
+ * and os/walk.c, os/fmap.c, os/lock.c and os/path.c (path syntax) are
+ * shared by both. ci/check-portable fails the build's lint when a
+ * Linux-only call appears anywhere else.
  *
  * Windows (MinGW-w64, leftover.exe) has a third body where it differs:
  * os/fs_win.c (directory streams over FindFirstFileExW; rename without
@@ -32,10 +33,10 @@
  * st_mtim, mmap, fnmatch, glob, ...) and os/posix_win.c and
  * os/pattern_win.c make it of Windows calls; what has no meaning there
  * (posix_spawn, dlopen, readlink) fails as its callers already handle.
- * Paths are UTF-8 in the program, UTF-16 at each Windows call. Paths are
- * still tested for absoluteness by their first byte across the code
- * (except at a Windows call): a syntax with drive letters and backslashes
- * (an lo_os_path_* set of calls here) is the next step.
+ * Paths are UTF-8 in the program, UTF-16 at each Windows call. A path
+ * from the user or the file system is read through the lo_os_path_* calls
+ * below, which know drive letters and backslashes; leftover writes its own
+ * with '/', which Windows takes too.
  *
  * Owns: which system call does the job. Does not own: what the job is for
  * (its caller's module).
@@ -93,9 +94,79 @@ int lo_os_rename_noreplace(int dirfd, const char *name, int todirfd, const char 
 
 /*
  * The absolute path of the running program, symlinks resolved, owned; NULL
- * when the system cannot say (plain POSIX has no call for it).
+ * when it cannot be told. Linux: /proc/self/exe; macOS:
+ * _NSGetExecutablePath. Plain POSIX has no call for it: there it is the
+ * program's argv[0] (lo_os_set_argv0) resolved the way a shell found it,
+ * against the working directory when it holds a '/', else along PATH, the
+ * first executable file of that name. That is the program unless whoever
+ * started it passed another argv[0] than the file it ran, which a shell
+ * does not do.
  */
 char *lo_os_self_exe(void);
+
+/*
+ * The program's arguments as UTF-8, as the rest of the code takes every
+ * string. POSIX hands main() the bytes given: nothing to do. Windows hands
+ * it the ANSI code page's spelling, which cannot say most names: they are
+ * read again from GetCommandLineW. Kept until the process exits.
+ */
+void lo_os_args(int *argc, char ***argv);
+
+/*
+ * Give the OS layer the program's argv[0], once, at start: before the
+ * working directory or PATH change, and before any thread. It is resolved
+ * here and then, only by the bodies that need it (plain POSIX).
+ */
+void lo_os_set_argv0(const char *argv0);
+
+/*
+ * Path syntax: what a path from the user or the file system may look like.
+ * POSIX: '/' separates, a path starting with it is absolute, names are
+ * compared byte for byte. Windows: '\\' separates too, a path is absolute
+ * from a separator (the current drive's root, a UNC "\\\\server\\share"
+ * or a device "\\\\?\\C:\\" path) or from a drive letter and a
+ * separator ("C:\\", "C:/"; "C:x" is relative to that drive's current
+ * directory), and names are compared case-insensitively, as NTFS and FAT
+ * do by default (ASCII letters only here: Windows folds the rest by its
+ * own upper-case table, which no UTF-8 name of a build tree has yet needed).
+ * The loaders' own paths (an RPATH, a dyld install name) are not these:
+ * they are the target's syntax, read by the loader models.
+ *
+ * Each call takes the syntax, so that the tests run both on any system,
+ * and has a form for the syntax of the system this build runs on
+ * (LO_PATH_HOST: Windows with _WIN32), which the rest of the code calls.
+ */
+typedef enum lo_path_syntax { LO_PATH_POSIX, LO_PATH_WINDOWS } lo_path_syntax;
+
+#ifdef _WIN32
+#define LO_PATH_HOST LO_PATH_WINDOWS
+#else
+#define LO_PATH_HOST LO_PATH_POSIX
+#endif
+
+static inline bool lo_os_path_is_separator_in(lo_path_syntax syntax, char c)
+{
+	return c == '/' || (syntax == LO_PATH_WINDOWS && c == '\\');
+}
+bool lo_os_path_is_absolute_in(lo_path_syntax syntax, const char *path);
+/* The last separator in path, or NULL: strrchr(path, '/') (and its char *) in this syntax. */
+char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path);
+/* Two file names compared as the file system does: <0, 0, >0 as strcmp. */
+int lo_os_path_name_cmp_in(lo_path_syntax syntax, const char *a, const char *b);
+
+static inline bool lo_os_path_is_separator(char c) { return lo_os_path_is_separator_in(LO_PATH_HOST, c); }
+static inline bool lo_os_path_is_absolute(const char *path)
+{
+	return lo_os_path_is_absolute_in(LO_PATH_HOST, path);
+}
+static inline char *lo_os_path_last_separator(const char *path)
+{
+	return lo_os_path_last_separator_in(LO_PATH_HOST, path);
+}
+static inline int lo_os_path_name_cmp(const char *a, const char *b)
+{
+	return lo_os_path_name_cmp_in(LO_PATH_HOST, a, b);
+}
 
 /* pipe(2) with both ends close-on-exec. Returns 0 or -1 with errno set. */
 int lo_os_pipe(int fds[2]);

@@ -2,10 +2,11 @@
  * shim.h - the program a version manager's shim runs, read from its files.
  *
  * `python3` on a developer's PATH, and often the Python3_EXECUTABLE that
- * CMake recorded, is a pyenv shim: a bash script that picks a version from
- * the environment and version files and execs that version's program.
- * Running it to ask (hosts.h) runs a script; reading pyenv's own files
- * gives the same answer without running anything. pyenv's rules, as
+ * CMake recorded, is a pyenv or asdf shim: a bash script that picks a
+ * version from the environment and version files and execs that version's
+ * program. Running it to ask (hosts.h) runs a script; reading the
+ * manager's own files gives the same answer without running anything.
+ * asdf's rules are at the top of hosts/shim_asdf.c; pyenv's, as
  * `pyenv exec` applies them (pyenv-version-name, -version-file,
  * -version-file-read, -which):
  *   - the root is the one the shim exports (PYENV_ROOT="..." in its text);
@@ -20,7 +21,10 @@
  * hook for a program no version has), the files do not say, and the shim
  * is left to the caller.
  *
- * Owns: recognising a pyenv shim and that reading. Does not own: running
+ * mise's shims are its own program under another name, its choices in
+ * TOML files: they are left to the caller.
+ *
+ * Owns: recognising a pyenv or asdf shim and that reading. Does not own: running
  * a program (hosts.h) nor whether it may be run (trust.h).
  */
 #ifndef LEFTOVER_SHIM_H
@@ -29,7 +33,8 @@
 /*
  * The program the shim `program` runs: 1 with *out (absolute, owned) and
  * *how (a sentence for the report: which file chose the version; owned),
- * or 0 when `program` is no pyenv shim or pyenv's files do not say.
+ * or 0 when `program` is no pyenv or asdf shim or the manager's files do
+ * not say.
  */
 int lo_shim_resolve(const char *program, char **out, char **how);
 

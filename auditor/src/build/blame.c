@@ -14,12 +14,13 @@
 #include "leftover/buf.h"
 #include "leftover/buildsys.h"
 #include "leftover/origin.h"
+#include "leftover/os.h"
 #include "leftover/scan.h"
 
 /* "_mlirRegisterEverything" for _mlirRegisterEverything.cpython-311-...so, "foo" for libfoo.so.1. */
 static char *target_name(const char *abs)
 {
-	const char *base = strrchr(abs, '/') ? strrchr(abs, '/') + 1 : abs;
+	const char *base = lo_os_path_last_separator(abs) ? lo_os_path_last_separator(abs) + 1 : abs;
 
 	if (!strncmp(base, "lib", 3) && base[3] && base[3] != '.')
 		base += 3;
@@ -128,7 +129,7 @@ lo_blame *lo_blame_new(const char *abs)
 	lo_git *g = NULL;
 
 	/* the nearest directory above the file with a CMakeCache.txt */
-	while ((slash = strrchr(dir, '/')) && slash != dir) {
+	while ((slash = lo_os_path_last_separator(dir)) && slash != dir) {
 		*slash = '\0';
 		if ((source = lo_buildsys_cache_value(dir, "CMAKE_HOME_DIRECTORY")))
 			break;

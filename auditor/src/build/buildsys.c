@@ -51,6 +51,7 @@
 #include "build/buildsys_int.h"
 #include "leftover/deps.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 #include "leftover/walk.h"
 
 static void add_note(lo_buildsys *bs, const lo_bs_tree *t, const char *fmt, va_list ap)
@@ -98,7 +99,7 @@ char *lo_bs_normalise(const lo_bs_tree *t, const char *base, const char *path)
 	const char *p;
 	char *copy, *tok, *save = NULL;
 
-	if (path[0] == '/') {
+	if (lo_os_path_is_absolute(path)) {
 		if (strncmp(path, t->dir, dlen) || (path[dlen] != '/' && path[dlen]))
 			return NULL;
 		lo_buf_puts(&in, path + dlen);
@@ -258,7 +259,7 @@ char *lo_buildsys_base_of(const char *dir)
 	for (;;) {
 		if (is_build_dir(d))
 			return d;
-		if (!(slash = strrchr(d, '/')) || slash == d)
+		if (!(slash = lo_os_path_last_separator(d)) || slash == d)
 			break;
 		*slash = '\0';
 	}
@@ -352,7 +353,7 @@ static void add_dir(found *f, const char *prefix, size_t len)
 static void note_kept(found *f, const kept *k)
 {
 	lo_buildsys *bs = f->bs;
-	const char *name = strrchr(k->rel, '/');
+	const char *name = lo_os_path_last_separator(k->rel);
 	char *rel = NULL;
 
 	name = name ? name + 1 : k->rel;
@@ -863,7 +864,7 @@ const char *lo_buildsys_orphan_at(const lo_buildsys *bs, size_t i)
 
 bool lo_buildsys_is_bookkeeping(const char *relpath)
 {
-	const char *base = strrchr(relpath, '/') ? strrchr(relpath, '/') + 1 : relpath;
+	const char *slash = lo_os_path_last_separator(relpath), *base = slash ? slash + 1 : relpath;
 	size_t n = strlen(base);
 
 	/* a DLL's companions, any case as Windows names go: objects, import libraries, export

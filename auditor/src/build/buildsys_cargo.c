@@ -38,6 +38,7 @@
 #include "build/buildsys_int.h"
 #include "leftover/deps.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 
 #define FILE_MAX (1 << 20) /* a manifest or a dep-info file; a larger one is not read */
 #define TOML_DEPTH 16      /* arrays and inline tables within each other */
@@ -645,7 +646,7 @@ static void read_profiles(cargo *c, const char *under, unsigned depth)
 
 void lo_bs_read_cargo(lo_buildsys *bs, lo_bs_tree *t)
 {
-	const char *slash = strrchr(t->dir, '/');
+	const char *slash = lo_os_path_last_separator(t->dir);
 	cargo c = { bs, t, lo_xstrndup(t->dir, slash ? (size_t)(slash - t->dir) : 0), lo_map_new(),
 		    0, true };
 

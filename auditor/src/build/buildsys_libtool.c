@@ -34,6 +34,7 @@
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 #include "leftover/walk.h"
 
 #define LA_MAX (64 * 1024)         /* libtool writes well under 2 KiB */
@@ -183,7 +184,7 @@ static void first_name(const char *name, void *payload)
 char *lo_buildsys_libtool_object(const char *path)
 {
 	la_info la;
-	const char *slash = strrchr(path, '/');
+	const char *slash = lo_os_path_last_separator(path);
 	char *name = NULL, *obj = NULL;
 
 	if (!la_read(path, &la))
@@ -379,7 +380,7 @@ static void produce_name(const char *name, void *payload)
 static void produce_archive(mk *m, const char *word)
 {
 	lo_buf rel = LO_BUF_INIT, libs = LO_BUF_INIT, abs = LO_BUF_INIT;
-	const char *slash = strrchr(word, '/'), *base = slash ? slash + 1 : word;
+	const char *slash = lo_os_path_last_separator(word), *base = slash ? slash + 1 : word;
 	la_info la;
 
 	lo_buf_printf(&rel, "%s%s", m->dir, word);
@@ -450,9 +451,9 @@ static bool mk_fresh(mk *m, const char *abs)
 		if (*dir == '/')
 			lo_buf_printf(&p, "%s/", dir);
 		else if (strcmp(dir, "."))
-			lo_buf_printf(&p, "%.*s/%s/", (int)(strrchr(abs, '/') - abs), abs, dir);
+			lo_buf_printf(&p, "%.*s/%s/", (int)(lo_os_path_last_separator(abs) - abs), abs, dir);
 		else
-			lo_buf_printf(&p, "%.*s/", (int)(strrchr(abs, '/') - abs), abs);
+			lo_buf_printf(&p, "%.*s/", (int)(lo_os_path_last_separator(abs) - abs), abs);
 		lo_buf_puts(&p, inputs[i][1]);
 		deps[n++] = lo_buf_detach(&p);
 	}
@@ -466,7 +467,7 @@ static bool mk_fresh(mk *m, const char *abs)
 static bool read_makefile(lo_buildsys *bs, lo_bs_tree *t, const char *rel, lo_map *automade)
 {
 	lo_buf abs = LO_BUF_INIT, line = LO_BUF_INIT, label = LO_BUF_INIT;
-	const char *slash = strrchr(rel, '/');
+	const char *slash = lo_os_path_last_separator(rel);
 	mk m = { bs, t, NULL, lo_map_new(), NULL, true, 0 };
 	bool too_long = false, automake = false;
 	FILE *f;
@@ -573,7 +574,7 @@ static bool under_automake(const lo_map *automade, const char *rel)
 	bool yes = false;
 
 	for (;;) {
-		if (!(slash = strrchr(d, '/'))) {
+		if (!(slash = lo_os_path_last_separator(d))) {
 			yes = lo_map_get(automade, "", NULL) != NULL;
 			break;
 		}
@@ -590,7 +591,7 @@ static int on_archive(const lo_walk_entry *e, void *payload)
 {
 	past_walk *w = payload;
 	lo_buf abs = LO_BUF_INIT, libs = LO_BUF_INIT, detail = LO_BUF_INIT, rel = LO_BUF_INIT;
-	const char *slash = strrchr(e->relpath, '/');
+	const char *slash = lo_os_path_last_separator(e->relpath);
 	la_info la;
 
 	/* .libs/X.la is libtool's link to the archive beside the Makefile */

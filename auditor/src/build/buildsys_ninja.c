@@ -33,6 +33,7 @@
 #include "build/buildsys_int.h"
 #include "leftover/deps.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 
 /* The newest .ninja_log format this reader knows (ninja 1.12 writes v6). */
 #define LOG_VERSION_MIN 4
@@ -625,6 +626,7 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 {
 	char *path = NULL, *text;
 	size_t len = 0, i;
+	bool whole;
 	lexer lx;
 
 	if (ps->failed)
@@ -640,8 +642,8 @@ static void read_manifest(parser *ps, const char *rel, scope *sc, unsigned depth
 			return;
 		}
 	ps->reading[depth] = rel;
-	if (asprintf(&path, "%s%s%s", rel[0] == '/' ? "" : ps->t->dir, rel[0] == '/' ? "" : "/",
-		     rel) < 0)
+	whole = lo_os_path_is_absolute(rel);
+	if (asprintf(&path, "%s%s%s", whole ? "" : ps->t->dir, whole ? "" : "/", rel) < 0)
 		abort();
 	text = slurp(path, &len);
 	free(path);

@@ -19,6 +19,7 @@
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
 #include "leftover/deps.h"
+#include "leftover/os.h"
 
 /* The mtime of `path` (relative to the tree's dir, or absolute) in ns; -1 when it cannot be had. */
 static long long tree_mtime(const lo_bs_tree *t, const char *path)
@@ -26,9 +27,9 @@ static long long tree_mtime(const lo_bs_tree *t, const char *path)
 	char *abs = NULL;
 	struct stat st;
 	long long m = -1;
+	bool whole = lo_os_path_is_absolute(path);
 
-	if (asprintf(&abs, "%s%s%s", path[0] == '/' ? "" : t->dir, path[0] == '/' ? "" : "/",
-		     path) < 0)
+	if (asprintf(&abs, "%s%s%s", whole ? "" : t->dir, whole ? "" : "/", path) < 0)
 		abort();
 	lo_deps_note_path(abs); /* a description edited since: deps.h */
 	if (stat(abs, &st) == 0)

@@ -39,6 +39,7 @@
 #include "build/buildsys_int.h"
 #include "leftover/git.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 
 /* How many symlinks in one directory are followed from a development link. */
 #define MAX_HOPS 8
@@ -175,7 +176,7 @@ static bool follow_dev_link(const char *dir, const char *abs, char **named, char
  */
 static void judge_dev_link(lo_buildsys *bs, lo_git *g, const char *link)
 {
-	const char *slash = strrchr(link, '/');
+	const char *slash = lo_os_path_last_separator(link);
 	size_t dlen = slash ? (size_t)(slash - link) : 0, stem_len;
 	char *dir = NULL, *abs = NULL, *named = NULL, *file = NULL, *newer = NULL;
 	char *rel = NULL, *detail = NULL;
@@ -190,7 +191,7 @@ static void judge_dev_link(lo_buildsys *bs, lo_git *g, const char *link)
 	if (!soname_parts(named, &stem_len, &major) || stat(file, &st) < 0 || lo_git_tracks(g, file) ||
 	    !(newer = newer_major(dir, named, stem_len, major, lo_bs_mtime_ns(&st))))
 		goto out;
-	if (asprintf(&rel, "%.*s%s%s", (int)dlen, link, dlen ? "/" : "", strrchr(file, '/') + 1) < 0 ||
+	if (asprintf(&rel, "%.*s%s%s", (int)dlen, link, dlen ? "/" : "", lo_os_path_last_separator(file) + 1) < 0 ||
 	    asprintf(&detail, "%s is superseded by %s beside it, built later; the development "
 		     "link %s still points at it", named, newer, slash ? slash + 1 : link) < 0)
 		abort();
@@ -223,7 +224,7 @@ static bool built_since_gone(lo_git *g, const char *abs, const char *src)
 static void judge_extension(lo_buildsys *bs, lo_git *g, const char *rel)
 {
 	static const char *const sources[] = { ".pyx", ".c", ".cpp", ".cxx" };
-	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	const char *name = lo_os_path_last_separator(rel) ? lo_os_path_last_separator(rel) + 1 : rel;
 	size_t stem = extension_stem(name), i;
 	char *abs = NULL, *src = NULL, *stem_s = lo_xstrndup(name, stem), *gone = NULL;
 
@@ -237,7 +238,7 @@ static void judge_extension(lo_buildsys *bs, lo_git *g, const char *rel)
 			     sources[i]) < 0)
 			abort();
 		if (lo_git_deleted(g, src) == 1)
-			gone = lo_xstrdup(strrchr(src, '/') + 1);
+			gone = lo_xstrdup(lo_os_path_last_separator(src) + 1);
 	}
 	if (gone && !lo_git_head_knows(g, stem_s) && !built_since_gone(g, abs, src)) {
 		char *detail = NULL;
@@ -275,7 +276,7 @@ void lo_bs_read_tree_evidence(lo_buildsys *bs, lo_git *git)
 
 	/* only the shapes above: git is opened for those */
 	for (i = 0; i < bs->cand_count; i++) {
-		const char *name = strrchr(bs->cands[i].rel, '/');
+		const char *name = lo_os_path_last_separator(bs->cands[i].rel);
 
 		name = name ? name + 1 : bs->cands[i].rel;
 		if (bs->cands[i].type == LO_FT_LNK ? !is_dev_link(name) : !extension_stem(name))

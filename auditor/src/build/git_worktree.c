@@ -29,6 +29,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "leftover/walk.h"
 #include "build/git_int.h"
 
@@ -271,7 +272,7 @@ static bool unit_as_indexed(walk *w, const unit *u)
 		memcpy(path, w->e[u->lo]->path, u->plen - 1);
 		path[u->plen - 1] = '\0';
 		/* git writes no "", "." or ".." component; an index that has one is not followed there */
-		last = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		last = lo_os_path_last_separator(path) ? lo_os_path_last_separator(path) + 1 : path;
 		if (!*last || !strcmp(last, ".") || !strcmp(last, ".."))
 			return false;
 	} else {

@@ -616,7 +616,7 @@ static bool taken(const lo_clean_result *res, const char *path)
 static void add_link(lo_clean_result *res, const lo_scan_result *scan, const lo_clean_opts *opts,
 		     lo_git *git, plan *pl, int dfd, const char *name)
 {
-	const char *path = pl->act->file->path, *slash = strrchr(path, '/');
+	const char *path = pl->act->file->path, *slash = lo_os_path_last_separator(path);
 	lo_clean_action *a = pl->act;
 	const lo_rule *rule = NULL;
 	char target[PATH_MAX], *rel;

@@ -29,7 +29,7 @@ int lo_dpath_init(lo_dpath *p, const char *rel)
 	size_t cap = 0;
 
 	memset(p, 0, sizeof(*p));
-	if (!rel || !*rel || rel[0] == '/')
+	if (!rel || !*rel || lo_os_path_is_absolute(rel))
 		return lo_error_set(LO_EINVALID, "'%s' is not a path relative to the root",
 				    rel ? rel : "");
 	p->copy = lo_xstrdup(rel);

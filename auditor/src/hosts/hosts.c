@@ -102,7 +102,7 @@ static int is_elf_file(const char *path)
 
 static const struct family *family_of(const char *program, const char *name)
 {
-	const char *base = strrchr(program, '/');
+	const char *base = lo_os_path_last_separator(program);
 	size_t i, j;
 
 	base = base ? base + 1 : program;
@@ -276,14 +276,15 @@ static int take_answer(lo_hosts_program *p, const char *program, bool elf,
 	nl = a[n] ? a + n + 1 : NULL;
 	while (n && strchr(" \t\r", first[n - 1]))
 		first[--n] = '\0';
-	if (first[0] != '/' || strlen(a) != answer->len || strpbrk(first, "\r\t") ||
+	if (!lo_os_path_is_absolute(first) || strlen(a) != answer->len || strpbrk(first, "\r\t") ||
 	    is_elf_file(first) != 1) {
 		int err = lo_error_set(LO_EINVALID,
 				       elf ? "host program '%s', asked for %s, answered '%.200s': %s"
 					   : "host program '%s' is not an ELF program, and when asked "
 					     "for %s it answered '%.200s', %s",
 				       program, f->what, first,
-				       first[0] != '/' ? "not an absolute path" : "not an ELF program");
+				       !lo_os_path_is_absolute(first) ? "not an absolute path"
+								       : "not an ELF program");
 
 		free(first);
 		return err;
@@ -547,7 +548,7 @@ static char **preload_paths(lo_resolver *r, const preloads *pre, const char *run
 {
 	char **out = lo_xcalloc(pre->count ? pre->count : 1, sizeof(*out));
 	char *real = lo_resolver_in_sysroot(r) ? NULL : realpath(runs, NULL);
-	const char *prog = real ? real : runs, *slash = strrchr(prog, '/');
+	const char *prog = real ? real : runs, *slash = lo_os_path_last_separator(prog);
 	size_t i, dir = slash ? (size_t)(slash - prog) : 0;
 
 	for (i = 0; i < pre->count; i++) {

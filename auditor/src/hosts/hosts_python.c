@@ -18,6 +18,7 @@
 #include "leftover/buildsys.h"
 #include "leftover/deps.h"
 #include "leftover/hosts.h"
+#include "leftover/os.h"
 #include "hosts/hosts_int.h"
 
 char *lo_hosts_cmake_python(const char *build_dir)
@@ -93,7 +94,7 @@ static char *setuptools_python(const char *dir)
 	char version[8] = "", *d = lo_xstrdup(dir), *slash, *hit = NULL;
 
 	for (;;) {
-		const char *base = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;
+		const char *base = lo_os_path_last_separator(d) ? lo_os_path_last_separator(d) + 1 : d;
 		lo_buf b = LO_BUF_INIT;
 		DIR *bd;
 
@@ -110,7 +111,7 @@ static char *setuptools_python(const char *dir)
 			closedir(bd);
 		}
 		lo_buf_dispose(&b);
-		if (*version || !(slash = strrchr(d, '/')) || slash == d)
+		if (*version || !(slash = lo_os_path_last_separator(d)) || slash == d)
 			break;
 		*slash = '\0';
 	}
@@ -158,7 +159,7 @@ char *lo_hosts_python_for(const char *given, const char *dir)
 		char *slash;
 
 		if ((p = lo_hosts_cmake_python(d)) || (p = lo_buildsys_meson_python(d)) ||
-		    !(slash = strrchr(d, '/')) || slash == d)
+		    !(slash = lo_os_path_last_separator(d)) || slash == d)
 			break;
 		*slash = '\0';
 	}

@@ -30,6 +30,7 @@
 #include "leftover/error.h"
 #include "leftover/lock.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 #include "hosts/hosts_int.h"
 
 /* Libraries beside an object that are looked at for what its program lacks. */
@@ -244,7 +245,7 @@ static void add_tree_programs(candidates *c, lo_resolver *r, const char *dir, co
 			abort();
 		add_exporting(c, r, bin);
 		free(bin);
-		if (!d[tlen] || !(slash = strrchr(d, '/')))
+		if (!d[tlen] || !(slash = lo_os_path_last_separator(d)))
 			break;
 		*slash = '\0';
 	}
@@ -257,7 +258,7 @@ static void add_named_programs(candidates *c, lo_resolver *r, const char *dir)
 	char *d = lo_xstrdup(dir), *slash, *path = NULL, *from = NULL;
 	size_t level, i;
 
-	for (level = 0; level < NAMES_MAX && (slash = strrchr(d, '/')) && slash[1]; level++) {
+	for (level = 0; level < NAMES_MAX && (slash = lo_os_path_last_separator(d)) && slash[1]; level++) {
 		const char *name = slash + 1;
 
 		if (asprintf(&from, "a program named like the directory '%s'", name) < 0)
@@ -537,7 +538,7 @@ static char *why_inferred(const char *prog, const char *from, const missing *m, 
 			      m->libs[0]);
 	for (i = 0; i < npre; i++)
 		lo_buf_printf(&b, "%s%s", i ? ", " : ", having loaded first ",
-			      strrchr(pre[i], '/') + 1);
+			      lo_os_path_last_separator(pre[i]) + 1);
 	return lo_buf_detach(&b);
 }
 
@@ -631,7 +632,7 @@ bool lo_hosts_infer(lo_hosts *hs, const char *abs, const lo_elf *own, const char
 	lo_hosts_guesses *in = lo_hosts_guesses_of(hs);
 	judged o = { .abs = abs, .own = own, .e = own ? own : lo_load_elf(plain),
 		     .tried = LO_BUF_INIT };
-	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	char *dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs));
 	bool ok = false;
 
 	memset(out, 0, sizeof(*out));

@@ -18,6 +18,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/deps.h"
+#include "leftover/os.h"
 #include "leftover/pyconf.h"
 
 /* A _sysconfigdata module is some 30 to 60 KiB; more is not one. */
@@ -72,7 +73,7 @@ char **lo_pyconf_suffixes(const char *python, const char *triplet, char **from)
 	size_t n = 0;
 
 	*from = NULL;
-	if (!real || !(slash = strrchr(real, '/')) || strncmp(base = slash + 1, "python3.", 8))
+	if (!real || !(slash = lo_os_path_last_separator(real)) || strncmp(base = slash + 1, "python3.", 8))
 		goto out;
 	/* PREFIX/bin/python3.X -> PREFIX/lib/python3.X */
 	lo_buf_add(&lib, real, (size_t)(slash - real));

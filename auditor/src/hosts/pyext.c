@@ -14,11 +14,12 @@
 
 #include "leftover/buf.h"
 #include "leftover/elf.h"
+#include "leftover/os.h"
 #include "hosts/pyext.h"
 
 static const char *base_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = lo_os_path_last_separator(path);
 
 	return slash ? slash + 1 : path;
 }

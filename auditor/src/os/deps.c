@@ -22,6 +22,7 @@
 #include "leftover/buf.h"
 #include "leftover/deps.h"
 #include "leftover/map.h"
+#include "leftover/os.h"
 
 typedef struct recording {
 	pthread_mutex_t lock;
@@ -132,7 +133,7 @@ void lo_deps_note_stat(const char *path, const struct stat *st)
 	recording *r = atomic_load_explicit(&current, memory_order_acquire);
 	lo_dep d;
 
-	if (!r || !path || path[0] != '/')
+	if (!r || !path || !lo_os_path_is_absolute(path))
 		return;
 	pthread_mutex_lock(&r->lock);
 	if (!lo_map_get(r->seen, path, NULL)) {

@@ -3,10 +3,8 @@
  * os/posix_win.h: what the C library has on POSIX systems and the Windows
  * one has not.
  *
- * fnmatch: '*', '?', bracket expressions ([a-z], [!x], [^x]), '\' quoting,
- * FNM_PATHNAME, FNM_NOESCAPE and FNM_PERIOD; no character classes
- * ([[:alpha:]]), which the rules do not use. glob: wildcards in the last
- * component only (the callers' patterns: a program's versions, a cargo
+ * fnmatch is leftover's own matcher (base/wildcard.c, which says what it
+ * takes). glob: wildcards in the last component only (the callers' patterns: a program's versions, a cargo
  * workspace's members); anything else, and GLOB_ALTDIRFUNC (ld.so.conf's
  * include lines, which mean nothing on Windows), is GLOB_NOSYS.
  */
@@ -15,94 +13,11 @@
 #include <string.h>
 
 #include "leftover/buf.h"
-
-/* The end of the bracket expression at p (just after '['), or NULL when it is not closed. */
-static const char *bracket(const char *p, unsigned char c, int flags, bool *matched)
-{
-	bool negate = *p == '!' || *p == '^', first = true;
-
-	*matched = false;
-	if (negate)
-		p++;
-	for (; *p && (first || *p != ']'); first = false) {
-		unsigned char lo = (unsigned char)*p++, hi;
-
-		if (lo == '\\' && !(flags & FNM_NOESCAPE) && *p)
-			lo = (unsigned char)*p++;
-		hi = lo;
-		if (p[0] == '-' && p[1] && p[1] != ']') {
-			hi = (unsigned char)p[1];
-			p += 2;
-			if (hi == '\\' && !(flags & FNM_NOESCAPE) && *p)
-				hi = (unsigned char)*p++;
-		}
-		if (c >= lo && c <= hi)
-			*matched = true;
-	}
-	if (*p != ']')
-		return NULL;
-	*matched ^= negate;
-	return p + 1;
-}
-
-/* A leading period (of the name, or of a component with FNM_PATHNAME) only matched by one. */
-static bool leading_period(const char *name, const char *start, int flags)
-{
-	return (flags & FNM_PERIOD) && *name == '.' &&
-	       (name == start || ((flags & FNM_PATHNAME) && name[-1] == '/'));
-}
-
-static int match(const char *p, const char *name, const char *start, int flags)
-{
-	for (; *p; p++, name++) {
-		bool matched;
-		const char *end;
-
-		switch (*p) {
-		case '?':
-			if (!*name || ((flags & FNM_PATHNAME) && *name == '/') ||
-			    leading_period(name, start, flags))
-				return FNM_NOMATCH;
-			break;
-		case '*':
-			if (leading_period(name, start, flags))
-				return FNM_NOMATCH;
-			while (p[1] == '*')
-				p++;
-			for (;; name++) {
-				if (match(p + 1, name, start, flags & ~FNM_PERIOD) == 0)
-					return 0;
-				if (!*name || ((flags & FNM_PATHNAME) && *name == '/'))
-					return FNM_NOMATCH;
-			}
-		case '[':
-			if (!*name || ((flags & FNM_PATHNAME) && *name == '/'))
-				return FNM_NOMATCH;
-			if ((end = bracket(p + 1, (unsigned char)*name, flags, &matched))) {
-				if (!matched)
-					return FNM_NOMATCH;
-				p = end - 1;
-				break;
-			}
-			/* an unclosed '[' is itself */
-			if (*name != '[')
-				return FNM_NOMATCH;
-			break;
-		case '\\':
-			if (!(flags & FNM_NOESCAPE) && p[1])
-				p++;
-			/* fall through */
-		default:
-			if (*name != *p)
-				return FNM_NOMATCH;
-		}
-	}
-	return *name ? FNM_NOMATCH : 0;
-}
+#include "leftover/wildcard.h"
 
 int fnmatch(const char *pattern, const char *name, int flags)
 {
-	return match(pattern, name, name, flags);
+	return lo_wildcard_match(pattern, name, flags) ? 0 : FNM_NOMATCH;
 }
 
 static bool wild(const char *s, size_t n) { return strcspn(s, "*?[") < n; }

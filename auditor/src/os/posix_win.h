@@ -292,7 +292,7 @@ static inline int dlclose(void *lib) { return 0; }
 
 /* ---- patterns ---- */
 #define FNM_NOMATCH 1
-#define FNM_PATHNAME 1
+#define FNM_PATHNAME 1 /* the values of leftover/wildcard.h's LO_WILD_*, which fnmatch passes on */
 #define FNM_NOESCAPE 2
 #define FNM_PERIOD 4
 int fnmatch(const char *pattern, const char *name, int flags);

@@ -31,6 +31,15 @@ char *lo_os_self_exe(void)
 	return lo_xstrdup(path);
 }
 
+void lo_os_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+}
+
+/* /proc/self/exe names the program whatever argv[0] says */
+void lo_os_set_argv0(const char *argv0) { (void)argv0; }
+
 int lo_os_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 /* Kept open: one pread a look, about a microsecond (resolve_int.h counts the looks). */

@@ -1,7 +1,7 @@
 /*
  * proc_win.c - the process-wide calls of os.h and lock.h on Windows, and
- * the process's POSIX calls of os/posix_win.h: its program, pipes,
- * read-only file mappings, the system's numbers, signals.
+ * the process's POSIX calls of os/posix_win.h: its program and its
+ * arguments, pipes, read-only file mappings, the system's numbers, signals.
  */
 #include <windows.h>
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "leftover/buf.h"
 #include "leftover/lock.h"
 #include "leftover/os.h"
 
@@ -27,6 +28,26 @@ char *lo_os_self_exe(void)
 			*c = '/';
 	return s;
 }
+
+void lo_os_args(int *argc, char ***argv)
+{
+	int n, i;
+	wchar_t **wide = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **utf8;
+
+	/* without it, the C runtime's own reading stands: ASCII names still work */
+	if (!wide)
+		return;
+	utf8 = lo_xcalloc((size_t)n + 1, sizeof(*utf8));
+	for (i = 0; i < n; i++)
+		utf8[i] = lo_win_utf8(wide[i]);
+	LocalFree(wide);
+	*argc = n;
+	*argv = utf8;
+}
+
+/* GetModuleFileNameW names the program whatever argv[0] says */
+void lo_os_set_argv0(const char *argv0) { (void)argv0; }
 
 int lo_os_pipe(int fds[2])
 {

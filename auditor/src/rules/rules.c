@@ -236,7 +236,7 @@ static int host_add_preload(lo_rules *r, host *h, const entry *e)
 {
 	const char *v = e->value;
 
-	if (v[0] != '/' && strncmp(v, "${program_dir}/", 15))
+	if (!lo_os_path_is_absolute(v) && strncmp(v, "${program_dir}/", 15))
 		return lo_rules_entry_error(r, e, "'%s': a preload is an absolute path or "
 					   "${program_dir}/PATH", v);
 	if (strstr(v + 1, "${"))
@@ -250,7 +250,7 @@ static int host_add_preload(lo_rules *r, host *h, const entry *e)
 /* A program shipped with the objects, at a relative path from each one's directory. */
 static int host_add_beside(lo_rules *r, host *h, const entry *e)
 {
-	if (!*e->value || e->value[0] == '/' || strstr(e->value, "${"))
+	if (!*e->value || lo_os_path_is_absolute(e->value) || strstr(e->value, "${"))
 		return lo_rules_entry_error(r, e, "'%s': beside is a path relative to the "
 					   "object's directory", e->value);
 	lo_array_grow(&h->beside.globs, &h->beside.cap, h->beside.count + 1, sizeof(char *));
@@ -372,7 +372,7 @@ static int interpret_entry(lo_rules *r, const entry *e, const char *section, con
 		if (!strcmp(key, "tree") && r->files[e->file].tree)
 			return lo_rules_entry_error(r, e, "only the user's own rule files may vouch "
 						    "for a tree, not the tree's");
-		if (!strcmp(key, "tree") && e->value[0] != '/' && strcmp(e->value, "*"))
+		if (!strcmp(key, "tree") && !lo_os_path_is_absolute(e->value) && strcmp(e->value, "*"))
 			return lo_rules_entry_error(r, e, "'%s': an absolute path, or *", e->value);
 		if (!strcmp(key, "tree")) {
 			lo_array_grow(&r->trusted.globs, &r->trusted.cap, r->trusted.count + 1,
@@ -614,7 +614,7 @@ void lo_rules_free(lo_rules *r)
 static const char *rules_beside_program(void)
 {
 	static char dir[PATH_MAX], real[PATH_MAX];
-	char *exe = lo_os_self_exe(), *slash = exe ? strrchr(exe, '/') : NULL;
+	char *exe = lo_os_self_exe(), *slash = exe ? lo_os_path_last_separator(exe) : NULL;
 	struct stat st;
 	int n = slash ? snprintf(dir, sizeof(dir), "%.*s/%s", (int)(slash - exe), exe,
 				 LEFTOVER_RULES_RELDIR)
@@ -654,7 +654,7 @@ static size_t path_forms(const lo_rules *r, const char *path, const char *forms[
 	size_t dlen = r->dir ? strlen(r->dir) : 0;
 
 	forms[0] = path;
-	if (path[0] != '/')
+	if (!lo_os_path_is_absolute(path))
 		return 1;
 	forms[0] = path + 1;
 	/* under / (dlen 1), that is the absolute form itself */
@@ -746,7 +746,7 @@ bool lo_rules_trusts_tree(const lo_rules *r, const char *dir)
 
 char *lo_rules_host_program_for(const lo_rules_host *h, const char *abs)
 {
-	const char *slash = strrchr(abs, '/');
+	const char *slash = lo_os_path_last_separator(abs);
 	size_t i, dir = slash ? (size_t)(slash - abs) : 0;
 
 	for (i = 0; i < h->beside.count; i++) {
@@ -779,7 +779,7 @@ bool lo_rules_host_preloads(const lo_rules_host *h, const char *library)
 	size_t i;
 
 	for (i = 0; library && i < h->preload.count; i++) {
-		const char *base = strrchr(h->preload.globs[i], '/');
+		const char *base = lo_os_path_last_separator(h->preload.globs[i]);
 
 		if (!strcmp(base ? base + 1 : h->preload.globs[i], library))
 			return true;

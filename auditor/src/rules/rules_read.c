@@ -25,6 +25,7 @@
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "rules/rules_int.h"
 
 /* --- where keys are: a line scan of the file, for messages only --- */
@@ -175,10 +176,10 @@ char *lo_rules_include_resolve(const char *includer, const char *value)
 
 	if (!strncmp(value, "~/", 2) && getenv("HOME")) {
 		lo_buf_printf(&b, "%s/%s", getenv("HOME"), value + 2);
-	} else if (value[0] == '/') {
+	} else if (lo_os_path_is_absolute(value)) {
 		lo_buf_puts(&b, value);
 	} else {
-		slash = strrchr(includer, '/');
+		slash = lo_os_path_last_separator(includer);
 		if (slash)
 			lo_buf_add(&b, includer, (size_t)(slash - includer) + 1);
 		lo_buf_puts(&b, value);
@@ -444,7 +445,7 @@ char *lo_rules_cmake_cache_find(const char *dir)
 			free(d);
 			return lo_buf_detach(&path);
 		}
-		if (!(slash = strrchr(d, '/')) || slash == d)
+		if (!(slash = lo_os_path_last_separator(d)) || slash == d)
 			break;
 		*slash = '\0';
 	}

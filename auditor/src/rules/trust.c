@@ -22,6 +22,7 @@
 #include "leftover/buildsys.h"
 #include "leftover/deps.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "leftover/trust.h"
 
 /* The links followed to a program before it is taken as a loop. */
@@ -174,7 +175,7 @@ static int check_dirs(const char *program, const char *dir)
 			err = refuse(program, *d ? d : "/", why);
 			break;
 		}
-		if (!*d || !(slash = strrchr(d, '/')))
+		if (!*d || !(slash = lo_os_path_last_separator(d)))
 			break;
 		*slash = '\0';
 	}
@@ -188,7 +189,7 @@ static int check_dirs(const char *program, const char *dir)
  */
 static int check_place(const lo_trust *t, const char *program, const char *cur, char **at)
 {
-	const char *slash = strrchr(cur, '/');
+	const char *slash = lo_os_path_last_separator(cur);
 	char *dir = lo_xstrndup(cur, slash == cur ? 1 : (size_t)(slash - cur));
 	char *real = realpath(dir, NULL);
 	const char *tree;
@@ -208,7 +209,7 @@ static int check_place(const lo_trust *t, const char *program, const char *cur, 
 	if ((tree = tree_of(t, *at)))
 		return lo_error_set(LO_EINVALID, "'%s' is not run: '%s' lies inside the scanned "
 				    "tree or source tree '%s'", program, *at, tree);
-	slash = strrchr(*at, '/');
+	slash = lo_os_path_last_separator(*at);
 	dir = lo_xstrndup(*at, (size_t)(slash - *at));
 	err = check_dirs(program, dir);
 	free(dir);
@@ -244,7 +245,7 @@ int lo_trust_check(const lo_trust *t, const char *program)
 
 	if (t->vouched)
 		return 0;
-	if (program[0] != '/')
+	if (!lo_os_path_is_absolute(program))
 		return lo_error_set(LO_EINVALID, "'%s' is not run: not an absolute path", program);
 	cur = lo_xstrdup(program);
 	for (hops = 0; !err; hops++) {
@@ -280,9 +281,9 @@ int lo_trust_check(const lo_trust *t, const char *program)
 			/* the link's place is checked; where it points is checked next */
 			target[n] = '\0';
 			free(cur);
-			if (target[0] == '/')
+			if (lo_os_path_is_absolute(target))
 				cur = lo_xstrdup(target);
-			else if (asprintf(&cur, "%.*s/%s", (int)(strrchr(at, '/') - at), at,
+			else if (asprintf(&cur, "%.*s/%s", (int)(lo_os_path_last_separator(at) - at), at,
 					  target) < 0)
 				abort();
 		}

@@ -20,13 +20,14 @@
 
 #include "leftover/dyld.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
 
 /* The module name of a Python extension at abs, when named as one: its length. */
 static size_t python_module(const lo_macho *m, const char *abs)
 {
-	const char *base = strrchr(abs, '/') + 1;
+	const char *base = lo_os_path_last_separator(abs) + 1;
 	size_t n = lo_pyext_module_name(base);
 	char sym[NAME_MAX + 16];
 
@@ -41,7 +42,7 @@ static size_t python_module(const lo_macho *m, const char *abs)
 /* A module that loads but has no _PyInit_<name>: the import fails all the same. */
 static void python_init_check(lo_file *f, const lo_macho *m, const char *abs, size_t n)
 {
-	const char *base = strrchr(abs, '/') + 1;
+	const char *base = lo_os_path_last_separator(abs) + 1;
 	char sym[NAME_MAX + 16], *why;
 
 	snprintf(sym, sizeof(sym), "_PyInit_%.*s", (int)n, base);

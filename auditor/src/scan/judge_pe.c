@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "leftover/pe.h"
 #include "leftover/winload.h"
 #include "scan/scan_int.h"
@@ -141,14 +142,14 @@ static void process_of(const scan *s, const lo_pe *pe, const char *abs, bool pyt
 	env->user_dirs = o ? o->library_path : NULL;
 	env->user_dir_count = o ? o->library_path_count : 0;
 	*app_dir = NULL;
-	if (program && (slash = strrchr(program, '/')))
+	if (program && (slash = lo_os_path_last_separator(program)))
 		*app_dir = lo_xstrndup(program, (size_t)(slash - program));
 	else if (!python)
-		*app_dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+		*app_dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs));
 	env->app_dir = *app_dir;
 	env->machine = program_machine(program);
 	if (!env->machine && python)
-		env->machine = tagged_machine(strrchr(abs, '/') + 1);
+		env->machine = tagged_machine(lo_os_path_last_separator(abs) + 1);
 	if (!env->machine)
 		env->machine = lo_pe_machine(pe);
 	for (i = 0; python && i < lo_pe_import_count(pe) && !env->preload_count; i++)

@@ -139,7 +139,7 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 		    !atomic_exchange(&s->python_started, true)) {
 			const item_list *l = &s->lists[e->worker];
 			const char *abs = l->items[l->count - 1].abs;
-			char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+			char *dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs));
 
 			lo_hosts_python_start(s->hosts, dir);
 			free(dir);
@@ -710,7 +710,7 @@ bool lo_scan_produced(const lo_scan_result *res, const char *path)
 
 	if (!s || !s->bs)
 		return false;
-	if (path[0] == '/')
+	if (lo_os_path_is_absolute(path))
 		abs = lo_xstrdup(path);
 	else if (asprintf(&abs, "%s%s%s", res->root, strcmp(res->root, "/") ? "/" : "", path) < 0)
 		abort();

@@ -30,6 +30,7 @@
 #include "leftover/elf_format.h"
 #include "leftover/error.h"
 #include "leftover/macho.h"
+#include "leftover/os.h"
 #include "leftover/verdict.h"
 #include "hosts/pyext.h"
 #include "scan/scan_int.h"
@@ -262,7 +263,7 @@ static int default_host(scan *s, const lo_file *f, const lo_elf *e, const char *
 			const lo_host **host, const lo_hosts_program **program)
 {
 	bool python = f->kind == LO_KIND_PYTHON_EXTENSION;
-	char *dir = lo_xstrndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	char *dir = lo_xstrndup(abs, (size_t)(lo_os_path_last_separator(abs) - abs));
 	/* a plain C program of the object's own target loads it, unless --host says */
 	const lo_target *t = lo_target_of(e);
 	int err;
@@ -387,7 +388,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
 		f->host_rule = lo_xstrdup(lo_rules_host_name(ruled));
 	f->arch = lo_host_target(host)->name;
 	/* what CPython checks besides the load, for a file named as its extensions are */
-	base = strrchr(abs, '/') + 1;
+	base = lo_os_path_last_separator(abs) + 1;
 	n = f->kind == LO_KIND_PYTHON_EXTENSION && lo_pyext_named(abs) ? lo_pyext_module_name(base)
 								       : 0;
 	if (n && python_never_imported(f, base, n, program))
@@ -408,7 +409,7 @@ static int judge_elf(scan *s, lo_file *f, const char *abs, own_read *own)
  */
 static bool beside_target(const char *abs, const char *target)
 {
-	size_t n = (size_t)(strrchr(abs, '/') - abs);
+	size_t n = (size_t)(lo_os_path_last_separator(abs) - abs);
 
 	return !strncmp(target, abs, n) && target[n] == '/' && !strchr(target + n + 1, '/');
 }
@@ -534,7 +535,7 @@ static void judge_records(scan *s, lo_file *f, const item *it, const lo_elf *own
 	root = s->build_dirs[it->root];
 	rlen = strlen(root);
 	/* f->path is relative to the result's root, or absolute outside it */
-	if (f->path[0] == '/')
+	if (lo_os_path_is_absolute(f->path))
 		abs = lo_xstrdup(f->path);
 	else if (asprintf(&abs, "%s%s%s", s->res->root, strcmp(s->res->root, "/") ? "/" : "",
 			  f->path) < 0)

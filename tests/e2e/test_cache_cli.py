@@ -1,0 +1,108 @@
+"""`leftover cache info|clear [ROOT...]`: the verdict cache as a user sees it.
+
+A real tree (a library and a module needing it, built with gcc, in a git
+repository) is scanned; `cache info` names the file the scan kept, its
+size as the filesystem has it and its bound, and says it is usable, which
+the next scan confirms by using it (`--verbose`). A file touched: `info`
+names it as why not, and the next scan judges afresh. A damaged cache:
+not usable, and why. `cache clear` removes the file and the next scan
+finds none; `clear` and `info` of a root that is no directory exit 2
+naming it, as the rest of the CLI.
+"""
+import os
+import re
+import time
+
+import lotest
+
+
+def tree():
+    d = lotest.workdir("cache-cli")
+    lotest.cc(d / "lib" / "libbase.so", "int base(void) { return 1; }\n")
+    lotest.cc(d / "lib" / "libuser.so", "int base(void);\nint user(void) { return base(); }\n",
+              "-L%s" % (d / "lib"), "-lbase", "-Wl,-rpath,$ORIGIN")
+    lotest.git(d, "init", "-q")
+    lotest.git(d, "add", "-A")
+    lotest.git(d, "commit", "-qm", "two libraries")
+    return d
+
+
+def settle():
+    """Past the racy window of what was just written (two ticks, cache_check.c)."""
+    time.sleep(0.05)
+
+
+def scan(d):
+    settle()
+    p = lotest.leftover("scan", "--verbose", d)
+    assert p.returncode == 0, p
+    return p.stderr
+
+
+def info(*roots):
+    p = lotest.leftover("cache", "info", *roots)
+    assert p.returncode == 0 and not p.stderr, p
+    fields = dict(re.findall(r"^(\w+): +(.*)$", p.stdout, re.M))
+    assert set(fields) == {"file", "size", "bound", "usable"}, p.stdout
+    return fields
+
+
+def test_info_and_clear():
+    d = tree()
+    before = info(d)
+    assert before["usable"] == "no: none kept yet" and before["size"] == "none kept", before
+    scan(d)
+    now = info(d)
+    cache = now["file"]
+    assert cache == before["file"] and cache.startswith(str(lotest.CACHE) + "/"), now
+    assert now["size"] == "%d bytes" % os.path.getsize(cache), now
+    assert now["bound"].startswith("%d bytes" % (64 << 20)), now
+    assert now["usable"].startswith("yes"), now
+    assert "verdict cache used:" in scan(d)
+
+    settle()
+    (d / "lib" / "libuser.so").touch()
+    assert info(d)["usable"] == "no: '%s' changed" % (d / "lib" / "libuser.so"), info(d)
+    assert "verdict cache not used ('%s' changed)" % (d / "lib" / "libuser.so") in scan(d)
+    assert info(d)["usable"].startswith("yes")
+
+    # the current directory when no root is named
+    p = lotest.run([lotest.LEFTOVER, "cache", "info"], cwd=d)
+    assert "file:   %s\n" % cache in p.stdout, p.stdout
+
+    # the set of roots names the cache: another set, another file
+    other = lotest.workdir("cache-cli-other")
+    assert info(d, other)["file"] != cache
+
+    with open(cache, "r+b") as f:
+        f.truncate(os.path.getsize(cache) // 2)
+    assert info(d)["usable"].startswith("no: '%s'" % cache), info(d)
+
+    p = lotest.leftover("cache", "clear", d)
+    assert p.returncode == 0 and not p.stdout and not p.stderr, p
+    assert not os.path.exists(cache)
+    assert info(d)["usable"] == "no: none kept yet"
+    assert "verdict cache not used (none kept yet)" in scan(d)
+    # clearing what is not there is no error
+    assert lotest.leftover("cache", "clear", other).returncode == 0
+
+
+def test_bad_roots_and_words():
+    d = lotest.workdir("cache-cli-bad")
+    missing = d / "no-such-dir"
+    for action in ("info", "clear"):
+        p = lotest.leftover("cache", action, d, missing)
+        assert p.returncode == 2 and str(missing) in p.stderr and not p.stdout, p
+    (d / "file").write_text("")
+    p = lotest.leftover("cache", "clear", d / "file")
+    assert p.returncode == 2 and "'%s' is not a directory" % (d / "file") in p.stderr, p
+    p = lotest.leftover("cache", "drop", d)
+    assert p.returncode == 2 and "'drop' is neither info nor clear" in p.stderr, p
+    p = lotest.leftover("cache")
+    assert p.returncode == 2 and p.stderr.startswith("usage: leftover cache info"), p
+    p = lotest.leftover("cache", "--help")
+    assert p.returncode == 0 and "leftover cache clear [ROOT...]" in p.stdout, p
+
+
+if __name__ == "__main__":
+    lotest.main(globals())
