@@ -82,9 +82,9 @@ def linux(*args, env=None):
     return lotest.leftover(*args, env=env)
 
 
-def py(path=None):
+def py():
     """--python: the tree's python.exe, the probe (wintree.setup_python)."""
-    return ["--python", path or PYDIR / "python.exe"]
+    return ["--python", PYDIR / "python.exe"]
 
 
 _trees = None
