@@ -16,36 +16,17 @@ import address tables). leftover's verdict must agree on every module:
     DLL, a 32-bit module in a 64-bit tree, corrupt files;
   - Wine's own PE DLLs, scanned as a Windows tree (every fifth loaded).
 
-One Wine prefix (WORK/wineprefix, about 10-50 s cold) serves the file.
+One Wine prefix (the build's, about 10-50 s cold) serves the file; the
+seed tree and the prefix are wintree.py's, shared with test_windows_exe.py.
 """
 import os
 import shutil
-from pathlib import Path
 
 import lotest
+from wintree import CC64, PYDIR, TAG, configure_build, mingw, seed_repo, setup_python, \
+    wine, wine_env
 
-CC64 = "x86_64-w64-mingw32-gcc"
 CC32 = "i686-w64-mingw32-gcc"
-TAG = ".cp311-win_amd64.pyd"
-WORK = lotest.WORK / "windows"
-PYDIR = WORK / "python"   # python.exe (the probe) and its python311.dll
-# the build's one prefix (tests/CMakeLists.txt), made by the first test that runs Wine
-PREFIX = Path(os.environ.get("LEFTOVER_WINEPREFIX", WORK / "wineprefix"))
-
-
-def wine():
-    for w in ("wine64", "/usr/lib/wine/wine64", "wine"):
-        if shutil.which(w) or os.path.exists(w):
-            return w
-    return lotest.need("wine", "wine")
-
-
-def mingw(cc, out, source, *flags, cwd=None):
-    out.parent.mkdir(parents=True, exist_ok=True)
-    src = out.parent / (out.name.replace(".", "_") + ".c")
-    src.write_text(source)
-    lotest.run([cc, "-shared", "-O1", "-o", out, src] + list(flags), cwd=cwd or out.parent)
-    return out
 
 
 def implib(dll, defs, out, tool="x86_64-w64-mingw32-dlltool"):
@@ -56,25 +37,10 @@ def implib(dll, defs, out, tool="x86_64-w64-mingw32-dlltool"):
     return out
 
 
-def setup_python():
-    """python.exe (the probe) beside a fake python311.dll, once per file."""
-    probe = lotest.SOURCE_DIR / "tests/e2e/probe/winload_probe.c"
-    exe = PYDIR / "python.exe"
-    if exe.exists() and exe.stat().st_mtime >= probe.stat().st_mtime:
-        return
-    lotest.need(CC64, "mingw-w64")
-    PYDIR.mkdir(parents=True, exist_ok=True)
-    lotest.run([CC64, "-O1", "-o", exe, probe, "-lpsapi"])
-    mingw(CC64, PYDIR / "python311.dll",
-          "__declspec(dllexport) void *PyModule_Create2(void *d, int v) { return d; }\n",
-          "-Wl,--out-implib," + str(PYDIR / "libpython311.a"))
-
-
 def truth(paths, dirs=(), timeout=300):
     """The probe's answer per path, loaded as CPython would by python.exe."""
     setup_python()
-    env = {"WINEPREFIX": str(PREFIX), "WINEDEBUG": "-all", "DISPLAY": "",
-           "WINEDLLOVERRIDES": "mscoree,mshtml="}
+    env = wine_env()
     args = []
     for d in dirs:
         args += ["-d", d]
@@ -108,73 +74,11 @@ def assert_agree(r, root, truths):
         assert got.lower() == said.lower(), (rel, "leftover: " + got, "wine: " + said, r.file(rel))
 
 
-CAPI_C = """
-__declspec(dllexport) int mlirRegisterEverything(void) { return 1; }
-int mlir_old(void) { return 2; }
-int mlir_by_ordinal(void) { return 3; }
-"""
-MODULE_C = """
-__declspec(dllimport) int %s(void);
-__declspec(dllimport) void *PyModule_Create2(void *d, int v);
-__declspec(dllexport) void *PyInit_%s(void) { return PyModule_Create2(0, %s()); }
-"""
-CMAKE = """
-cmake_minimum_required(VERSION 3.20)
-project(seed C)
-add_library(capi SHARED capi.c capi.def)
-set_target_properties(capi PROPERTIES PREFIX "")
-foreach(m IN ITEMS ${MODULES})
-  add_library(${m} MODULE ${m}.c)
-  set_target_properties(${m} PROPERTIES PREFIX "" SUFFIX ".cp311-win_amd64.pyd")
-  target_link_libraries(${m} PRIVATE capi ${PYLIB})
-endforeach()
-"""
-TOOLCHAIN = """
-set(CMAKE_SYSTEM_NAME Windows)
-set(CMAKE_C_COMPILER x86_64-w64-mingw32-gcc)
-set(CMAKE_RC_COMPILER x86_64-w64-mingw32-windres)
-"""
-
-
-def write_branch(src, old):
-    (src / "capi.c").write_text(CAPI_C)
-    defs = "  mlirRegisterEverything\n"
-    if old:
-        defs += "  mlirOld = mlir_old\n  mlirOrd = mlir_by_ordinal @5 NONAME\n"
-    (src / "capi.def").write_text("LIBRARY capi.dll\nEXPORTS\n" + defs)
-    mods = {"_mlir": "mlirRegisterEverything"}
-    if old:
-        mods.update({"_mlirRegisterEverything": "mlirOld", "_ordmod": "mlirOrd"})
-    for m, fn in mods.items():
-        (src / (m + ".c")).write_text(MODULE_C % (fn, m, fn))
-    for m in ("_mlirRegisterEverything", "_ordmod"):
-        if not old and (src / (m + ".c")).exists():
-            (src / (m + ".c")).unlink()
-    (src / "CMakeLists.txt").write_text(CMAKE.replace("${MODULES}", " ".join(sorted(mods))))
-
-
-def configure_build(src, build):
-    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-G", "Ninja",
-                "-DCMAKE_TOOLCHAIN_FILE=" + str(src / "toolchain.cmake"),
-                "-DPYLIB=" + str(PYDIR / "libpython311.a")])
-    lotest.run([lotest.CMAKE, "--build", build, "-j2"])
-
-
 def test_seed_two_branches_agree_with_wine():
     setup_python()
     d = lotest.workdir("windows-seed")
     src, build = d / "src", d / "build"
-    src.mkdir()
-    (src / "toolchain.cmake").write_text(TOOLCHAIN)
-    lotest.git(src, "init", "-q")
-    write_branch(src, old=True)
-    lotest.git(src, "add", "-A")
-    lotest.git(src, "commit", "-qm", "old")
-    lotest.git(src, "checkout", "-qb", "new")
-    write_branch(src, old=False)
-    lotest.git(src, "add", "-A")
-    lotest.git(src, "commit", "-qm", "new: capi drops mlirOld and ordinal 5")
-    lotest.git(src, "checkout", "-q", "master" if "master" in lotest.git(src, "branch") else "main")
+    seed_repo(src)
     configure_build(src, build)
     py = ["--python", PYDIR / "python.exe"]
     r = lotest.scan(build, args=py)
