@@ -13,6 +13,8 @@
  * byte by byte (RFC 3986 unreserved characters and '/' stay), so any file
  * name survives; messages go through lo_report_quote_path to be UTF-8.
  */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,27 @@ static json_t *rule_list(void)
 	return list;
 }
 
+/*
+ * The file URI of absolute path `abs` (RFC 8089): file:///usr/x; a drive
+ * path (leftover.exe's) as file:///C:/x, the drive's colon kept and a
+ * backslash taken as the separator it is there.
+ */
+static char *file_uri(const char *abs)
+{
+	bool drive = isalpha((unsigned char)abs[0]) && abs[1] == ':';
+	char *copy = lo_xstrdup(abs), *enc, *p;
+	lo_buf b = LO_BUF_INIT;
+
+	for (p = copy; drive && *p; p++)
+		if (*p == '\\')
+			*p = '/';
+	enc = uri_encode(copy + (drive ? 2 : 0));
+	lo_buf_printf(&b, "file://%s%.*s%s", drive ? "/" : "", drive ? 2 : 0, copy, enc);
+	free(enc);
+	free(copy);
+	return lo_buf_detach(&b);
+}
+
 /* A region over line `line` of a text file, start and end, as GitHub and SARIF2017 want it. */
 static json_t *region(unsigned line, unsigned columns)
 {
@@ -115,17 +138,15 @@ static json_t *region(unsigned line, unsigned columns)
  */
 static const char *base_id(json_t *bases, const char *repo)
 {
-	char *enc = uri_encode(repo), name[32];
-	lo_buf u = LO_BUF_INIT;
+	char name[32];
+	char *u = file_uri(repo);
 	const char *key;
 	json_t *v;
 	size_t n = 0;
 
-	lo_buf_printf(&u, "file://%s", enc);
-	free(enc);
 	json_object_foreach(bases, key, v) {
-		if (!strcmp(json_string_value(json_object_get(v, "uri")), u.ptr)) {
-			lo_buf_dispose(&u);
+		if (!strcmp(json_string_value(json_object_get(v, "uri")), u)) {
+			free(u);
 			return key;
 		}
 		n += !strncmp(key, "%SRCROOT", 8);
@@ -134,8 +155,8 @@ static const char *base_id(json_t *bases, const char *repo)
 		snprintf(name, sizeof(name), "%%SRCROOT%zu%%", n + 1);
 	else
 		snprintf(name, sizeof(name), "%%SRCROOT%%");
-	json_object_set_new(bases, name, json_pack("{s:s}", "uri", u.ptr));
-	lo_buf_dispose(&u);
+	json_object_set_new(bases, name, json_pack("{s:s}", "uri", u));
+	free(u);
 	return json_object_iter_key(json_object_iter_at(bases, name));
 }
 
@@ -221,7 +242,7 @@ int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_r
 {
 	json_t *doc = json_object(), *run = json_object(), *tool = json_object(),
 	       *driver = json_object(), *results = json_array(), *base = json_object();
-	char *root_uri = uri_encode(res->root), *id = automation_id(res);
+	char *root_uri = file_uri(res->root), *id = automation_id(res);
 	lo_buf uri = LO_BUF_INIT;
 	size_t i, k;
 	int rc;
@@ -237,7 +258,7 @@ int lo_report_write_sarif(FILE *out, const lo_scan_result *res, const lo_clean_r
 	json_object_set_new(run, "tool", tool);
 	json_object_set_new(run, "automationDetails", json_pack("{s:s}", "id", id));
 	/* a directory URI ends in '/', or relative URIs would resolve against its parent */
-	lo_buf_printf(&uri, "file://%s%s", root_uri, root_uri[strlen(root_uri) - 1] == '/' ? "" : "/");
+	lo_buf_printf(&uri, "%s%s", root_uri, root_uri[strlen(root_uri) - 1] == '/' ? "" : "/");
 	json_object_set_new(base, "BUILDROOT", json_pack("{s:s}", "uri", uri.ptr));
 	for (i = 0; i < res->file_count; i++) {
 		const lo_file *f = &res->files[i];
