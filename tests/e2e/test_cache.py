@@ -386,14 +386,20 @@ def test_clean_never_acts_on_a_verdict_kept_in_part():
     kept = lotest.CACHE / "leftover" / "state"
     kept = [p for p in kept.glob("*.cache") if str(build).encode() in p.read_bytes()]
     assert len(kept) == 1, kept
-    # libl3.so's kept load a lie (broken), another library touched: the
-    # scan in part keeps the lie, clean --broken judges afresh and moves nothing
-    forge_verdict(kept[0], "lib/libl3.so", 1, loads=0)
-    os.utime(build / "lib" / "libl5.so")
-    settle()
-    p = scan(build)
-    assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
-    assert verdict(lotest.Scan(p), "lib/libl3.so") == "broken", p
+
+    def libl3_when_kept_in_part(verdict_code, loads):
+        """libl3.so's kept verdict forged, another library touched: the
+        scan in part keeps libl3.so's; its verdict there."""
+        forge_verdict(kept[0], "lib/libl3.so", verdict_code, loads=loads)
+        os.utime(build / "lib" / "libl5.so")
+        settle()
+        p = scan(build)
+        assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
+        return verdict(lotest.Scan(p), "lib/libl3.so")
+
+    # a kept load that lies (broken) is kept; clean --broken judges afresh
+    # and moves nothing
+    assert libl3_when_kept_in_part(1, 0) == "broken"
     os.utime(build / "lib" / "libl5.so")
     settle()
     c = lotest.leftover("clean", "--broken", "--format", "json", build)
@@ -402,14 +408,8 @@ def test_clean_never_acts_on_a_verdict_kept_in_part():
     # what the build's records say is never kept: a forged stale verdict of a
     # library the build still makes is drawn again as ok, even in part
     scan(build)
-    forge_verdict(kept[0], "lib/libl3.so", 2, loads=1)
-    os.utime(build / "lib" / "libl5.so")
-    settle()
-    p = scan(build)
-    assert "judged 1, kept %d;" % MANY in p.stderr, p.stderr
-    assert verdict(lotest.Scan(p), "lib/libl3.so") == "ok", p
+    assert libl3_when_kept_in_part(2, 1) == "ok"
     scan(build, "--clear-cache")
-
 
 if __name__ == "__main__":
     lotest.main(globals())
