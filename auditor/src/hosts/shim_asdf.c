@@ -379,6 +379,7 @@ int lo_shim_asdf_resolve(const char *program, const char *text, char **out, char
 	words kept = { 0 };
 	off_t size = 0;
 
+	*out = *how = NULL;
 	if (!name)
 		return 0;
 	if (env && *env)

@@ -218,6 +218,7 @@ int lo_shim_pyenv_resolve(const char *program, const char *text, char **out, cha
 	char *root = shim_root(text), *versions, *from = NULL;
 	const char *name = lo_os_path_last_separator(program);
 
+	*out = *how = NULL;
 	if (!root)
 		return 0;
 	name = name ? name + 1 : program;
