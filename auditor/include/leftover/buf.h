@@ -66,6 +66,9 @@ void lo_strv_add_unique(char ***v, size_t *count, size_t *cap, const char *s);
 /* Free the n strings of v and v itself. */
 void lo_strv_free(char **v, size_t n);
 
+/* Sort the n strings of v byte by byte (strcmp), so that a list read or met in any order reads the same. */
+void lo_strv_sort(char **v, size_t n);
+
 /* Grow *arr (of *cap elements of `size` bytes) so that it holds `need`. */
 void lo_array_grow(void *arr, size_t *cap, size_t need, size_t size);
 

@@ -238,3 +238,15 @@ void lo_strv_free(char **v, size_t n)
 		free(v[i]);
 	free(v);
 }
+
+static int strv_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void lo_strv_sort(char **v, size_t n)
+{
+	/* qsort of a NULL array is undefined even when empty (UBSan says so) */
+	if (n > 1)
+		qsort(v, n, sizeof(*v), strv_cmp);
+}

@@ -480,11 +480,6 @@ static void read_tree(lo_buildsys *bs, lo_bs_tree *t, unsigned flags)
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Orphans still on disk, for the scan to list: only recorded paths are looked at. */
 typedef struct collect {
 	lo_buildsys *bs;
@@ -572,8 +567,7 @@ static void find_trees(lo_buildsys *bs, const char *dir, const lo_buildsys_finds
 	/* no tree at the base, but a hand-written Makefile there: a tree that keeps no records */
 	if (!is_build_dir(bs->base) && is_hand_makefile_dir(bs->base))
 		add_dir(&f, "", 0);
-	if (f.count)
-		qsort(f.dirs, f.count, sizeof(char *), cmp_str);
+	lo_strv_sort(f.dirs, f.count);
 	for (i = 0; i < f.count; i++) {
 		if (!i || strcmp(f.dirs[i], f.dirs[i - 1])) {
 			lo_array_grow(&bs->trees, &bs->tree_cap, bs->tree_count + 1, sizeof(lo_bs_tree *));
@@ -617,8 +611,7 @@ int lo_buildsys_open(lo_buildsys **out, const char *dir, const lo_buildsys_finds
 
 		lo_map_foreach(bs->trees[i]->past, collect_orphan, &c);
 	}
-	if (bs->orphan_count) /* qsort of a NULL array is UB even when empty (UBSan) */
-		qsort(bs->orphans, bs->orphan_count, sizeof(char *), cmp_str);
+	lo_strv_sort(bs->orphans, bs->orphan_count);
 	*out = bs;
 	return 0;
 }

@@ -27,11 +27,6 @@
 #include "leftover/error.h"
 #include "leftover/os.h"
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void free_list(char **list, size_t n)
 {
 	size_t i;
@@ -83,8 +78,7 @@ static int list_sets(int qfd, char ***out, size_t *count)
 		return lo_error_set_errno(LO_ERROR, err, "cannot list the quarantine");
 	}
 	closedir(d);
-	if (*count)
-		qsort(*out, *count, sizeof(char *), cmp_str);
+	lo_strv_sort(*out, *count);
 	return 0;
 }
 
@@ -166,8 +160,7 @@ int lo_quarantine_list(char ***out, size_t *count, const char *root)
 		return rc;
 	}
 	/* a name in both is restored from the first (pick_set): listed once */
-	if (*count)
-		qsort(*out, *count, sizeof(char *), cmp_str);
+	lo_strv_sort(*out, *count);
 	for (i = j = 0; i < *count; i++) {
 		if (j && !strcmp((*out)[j - 1], (*out)[i]))
 			free((*out)[i]);

@@ -136,11 +136,6 @@ static bool library_named(const char *name)
 	return so && (!so[3] || so[3] == '.');
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * The entries of `dir` that `want` takes (with `arg`), sorted by name,
  * at most ENTRIES_MAX looked at; *n of them, owned.
@@ -174,8 +169,7 @@ static char **list_dir(const char *dir, bool (*want)(const char *path, const cha
 		}
 	}
 	closedir(d);
-	if (*n)
-		qsort(out, *n, sizeof(*out), by_name);
+	lo_strv_sort(out, *n);
 	return out;
 }
 

@@ -739,11 +739,6 @@ static lo_dyld_load *load_mapped(lo_dyld *d, const lo_dyld_host *host, const lo_
 	return l;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The file `name` of p's directory, when an extension module whose mapping succeeds. */
 static void add_module(lo_dyld *d, package *p, const lo_dyld_host *mh,
 		       bool (*is_module)(const lo_macho *, const char *), const char *name)
@@ -787,8 +782,7 @@ static package *package_read(lo_dyld *d, const lo_dyld_host *host, const char *d
 		}
 		closedir(dh);
 	}
-	if (n)
-		qsort(names, n, sizeof(*names), by_name);
+	lo_strv_sort(names, n);
 	for (k = 0; k < n; k++) {
 		if (p->count < SIBLINGS_MAX)
 			add_module(d, p, &mh, host->is_module, names[k]);

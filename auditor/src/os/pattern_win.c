@@ -22,11 +22,6 @@ int fnmatch(const char *pattern, const char *name, int flags)
 
 static bool wild(const char *s, size_t n) { return strcspn(s, "*?[") < n; }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int glob(const char *pattern, int flags, int (*errfunc)(const char *, int), glob_t *g)
 {
 	const char *slash = strrchr(pattern, '/'), *last = slash ? slash + 1 : pattern;
@@ -67,7 +62,7 @@ int glob(const char *pattern, int flags, int (*errfunc)(const char *, int), glob
 	if (!g->gl_pathc)
 		return GLOB_NOMATCH;
 	if (!(flags & GLOB_NOSORT))
-		qsort(g->gl_pathv, g->gl_pathc, sizeof(char *), by_name);
+		lo_strv_sort(g->gl_pathv, g->gl_pathc);
 	return 0;
 }
 

@@ -226,11 +226,6 @@ static int on_needing(const lo_walk_entry *en, void *payload)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int lo_explain_needing(char ***out, size_t *count, const char *dir, const lo_rules *rules,
 		       const char *library)
 {
@@ -245,8 +240,7 @@ int lo_explain_needing(char ***out, size_t *count, const char *dir, const lo_rul
 	err = lo_walk_tree(dir, 1, on_needing, &n);
 	lo_buf_dispose(&n.path);
 	free(base);
-	if (n.count)
-		qsort(n.found, n.count, sizeof(char *), cmp_str);
+	lo_strv_sort(n.found, n.count);
 	*out = n.found;
 	*count = n.count;
 	return err < 0 ? err : 0;

@@ -720,11 +720,6 @@ void lo_scan_free(scan *s)
 	free(s);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * What the hosts have to say, into the result: notes, and details for
  * --verbose. Sorted: they arise in the order the judging threads meet
@@ -732,17 +727,15 @@ static int cmp_str(const void *a, const void *b)
  */
 static void take_host_notes(scan *s)
 {
-	size_t i, n, cap = 0, at = s->res->note_count;
+	size_t i, cap = 0, at = s->res->note_count;
 
 	for (i = 0; lo_hosts_note(s->hosts, i); i++)
 		add_note(s->res, lo_xstrdup(lo_hosts_note(s->hosts, i)));
-	if ((n = s->res->note_count - at))
-		qsort(s->res->notes + at, n, sizeof(char *), cmp_str);
+	lo_strv_sort(s->res->notes + at, s->res->note_count - at);
 	for (i = 0; lo_hosts_detail(s->hosts, i); i++)
 		lo_strv_add_unique(&s->res->details, &s->res->detail_count, &cap,
 				   lo_hosts_detail(s->hosts, i));
-	if (s->res->detail_count)
-		qsort(s->res->details, s->res->detail_count, sizeof(char *), cmp_str);
+	lo_strv_sort(s->res->details, s->res->detail_count);
 }
 
 bool lo_scan_produced(const lo_scan_result *res, const char *path)
