@@ -99,6 +99,61 @@ def test_info_and_clear():
     assert lotest.leftover("cache", "clear", other).returncode == 0
 
 
+AUDITED = """cmake_minimum_required(VERSION 3.19)
+project(audited LANGUAGES C)
+include({source_dir}/cmake/LeftoverConfig.cmake)
+leftover_add_audit(audit ALL)
+add_library(base SHARED base.c)
+add_library(user SHARED user.c)
+target_link_libraries(user base)
+"""
+
+
+def test_build_audit_and_scan_by_hand_share_the_cache():
+    """The audit a build runs (leftover_add_audit ALL: its current directory
+    the build's) and a scan by hand from another directory keep one cache:
+    the audit after the scan by hand is warm, and the hand's warm report is
+    the cold one. A directory where pyenv would find a version file of its
+    own is another key."""
+    d = lotest.workdir("cache-cli-audit")
+    src, build, elsewhere, pinned = d / "src", d / "build", d / "elsewhere", d / "pinned"
+    for x in (src, elsewhere, pinned):
+        x.mkdir()
+    (src / "base.c").write_text("int base(void) { return 1; }\n")
+    (src / "user.c").write_text("int base(void);\nint user(void) { return base(); }\n")
+    (src / "CMakeLists.txt").write_text(AUDITED.format(source_dir=lotest.SOURCE_DIR))
+    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-G", "Ninja",
+                "-DLEFTOVER_EXECUTABLE=" + str(lotest.LEFTOVER)])
+    lotest.run([lotest.CMAKE, "--build", build])
+    cache = info(build)["file"]
+    settle()
+
+    def by_hand(where, *args):
+        # as a shell has it: PWD is where it runs
+        return lotest.leftover("scan", "--format", "json", *args, build,
+                               cwd=where, env={"PWD": str(where)})
+
+    # ninja logged the audit after it ran: the build's records changed since
+    hand = by_hand(elsewhere, "--verbose")
+    assert "verdict cache not used ('%s" % build in hand.stderr, hand.stderr
+    settle()
+    hand = by_hand(elsewhere, "--verbose")
+    assert "verdict cache used:" in hand.stderr, hand.stderr
+    cold = by_hand(elsewhere, "--no-cache")
+    assert hand.stdout == cold.stdout and hand.returncode == cold.returncode == 0, hand
+    kept = os.stat(cache)
+    lotest.run([lotest.CMAKE, "--build", build])
+    # answered from the cache whole: not written again
+    again = os.stat(cache)
+    assert (again.st_ino, again.st_mtime_ns) == (kept.st_ino, kept.st_mtime_ns)
+
+    # where pyenv would find another version file, the result may differ: not used
+    (pinned / ".python-version").write_text("system\n")
+    p = by_hand(pinned, "--verbose")
+    assert "verdict cache not used (made with other options, rules or environment)" in p.stderr, \
+        p.stderr
+
+
 def test_bad_roots_and_words():
     d = lotest.workdir("cache-cli-bad")
     missing = d / "no-such-dir"

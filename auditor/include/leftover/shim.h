@@ -38,4 +38,14 @@
  */
 int lo_shim_resolve(const char *program, char **out, char **how);
 
+/*
+ * What the readers take from the current directory, which a scan's result
+ * depends on: each version file pyenv (.python-version) and asdf (its
+ * tool-versions file) would find from it up, a line each; owned. Where
+ * their contents matter they are read as dependencies (deps.h); which of
+ * them there are is for the verdict cache's key (cache.h), so that a scan
+ * from another directory choosing the same files may use the same cache.
+ */
+char *lo_shim_current_choice(void);
+
 #endif

@@ -56,6 +56,40 @@ char *lo_shim_current_dir(void)
 	return getcwd(NULL, 0);
 }
 
+/* Each regular file `name` from `dir` up to the root, a line of `b` each. */
+static void found_upwards(lo_buf *b, const char *dir, const char *name)
+{
+	char *d = lo_xstrdup(dir), *slash;
+
+	for (;;) {
+		lo_buf f = LO_BUF_INIT;
+		struct stat st;
+
+		lo_buf_printf(&f, "%s/%s", strcmp(d, "/") ? d : "", name);
+		if (stat(lo_buf_cstr(&f), &st) == 0 && S_ISREG(st.st_mode))
+			lo_buf_printf(b, "%s\n", lo_buf_cstr(&f));
+		lo_buf_dispose(&f);
+		if (!*d || !strcmp(d, "/") || !(slash = lo_os_path_last_separator(d)))
+			break;
+		slash[slash == d] = '\0';
+	}
+	free(d);
+}
+
+char *lo_shim_current_choice(void)
+{
+	const char *asdf = getenv("ASDF_DEFAULT_TOOL_VERSIONS_FILENAME");
+	char *cwd = lo_shim_current_dir();
+	lo_buf b = LO_BUF_INIT;
+
+	if (cwd) {
+		found_upwards(&b, cwd, ".python-version");
+		found_upwards(&b, cwd, asdf && *asdf ? asdf : ".tool-versions");
+	}
+	free(cwd);
+	return lo_buf_detach(&b);
+}
+
 bool lo_shim_is_program(const char *path)
 {
 	struct stat st;

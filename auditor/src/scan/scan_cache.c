@@ -8,7 +8,10 @@
  * every effective rule setting with its file (the rules are loaded before
  * the scan, by the caller: what they say is the key, whatever file said
  * it), and the environment the hosts read (PATH finds python3, pyenv's
- * variables pick its version). The files are dependencies (deps.h).
+ * and asdf's variables pick its version). The files are dependencies
+ * (deps.h). Not the current directory itself: what a result takes from
+ * it is resolved into the key (key_cwd), so that the audit a build runs
+ * and a scan from elsewhere share one cache.
  *
  * Not used: with --no-cache (and by clean: it acts only on verdicts it
  * drew itself), with --sysroot (the dependencies' paths would be inside
@@ -32,15 +35,24 @@
 #include "leftover/deps.h"
 #include "leftover/error.h"
 #include "leftover/os.h"
+#include "leftover/shim.h"
 #include "scan/scan_int.h"
 
 #ifndef LEFTOVER_VERSION
 #define LEFTOVER_VERSION "unknown"
 #endif
 
-/* The environment variables a verdict can depend on (hosts/, rules/). */
-static const char *const key_env[] = { "PATH", "HOME", "PWD", "PYENV_VERSION", "PYENV_DIR",
-				       "PYENV_ROOT", "XDG_CONFIG_HOME", "LEFTOVER_RULES_DIR" };
+/*
+ * The environment variables a verdict can depend on (hosts/, rules/),
+ * besides asdf's (ASDF_*: every one, as the plugins name some); those
+ * that hold a path come first.
+ */
+static const char *const key_env[] = { "HOME", "PYENV_DIR", "PYENV_ROOT", "XDG_CONFIG_HOME",
+				       "LEFTOVER_RULES_DIR", "ASDF_DATA_DIR", "ASDF_CONFIG_FILE",
+				       "PATH", "PYENV_VERSION" };
+#define KEY_ENV_PATHS 7
+
+extern char **environ;
 
 static int key_rule(const char *name, const char *value, const char *file, int line, void *payload)
 {
@@ -52,6 +64,72 @@ static int key_rule(const char *name, const char *value, const char *file, int l
 static void key_str(lo_buf *b, const char *what, const char *value)
 {
 	lo_buf_printf(b, "%s %s\n", what, value ? value : "(none)");
+}
+
+static bool relative(const char *path)
+{
+	return path && !lo_os_path_is_absolute(path);
+}
+
+/* Does a path the scan was given, in its options or environment, depend on the current directory? */
+static bool given_relative(const lo_scan_opts *o)
+{
+	const char *path = getenv("PATH"), *end;
+	size_t i;
+
+	for (i = 0; o && i < o->library_path_count; i++)
+		if (relative(o->library_path[i]))
+			return true;
+	if (o && (relative(o->python) || relative(o->host) || relative(o->source)))
+		return true;
+	for (i = 0; i < KEY_ENV_PATHS; i++)
+		if (relative(getenv(key_env[i])))
+			return true;
+	/* an empty entry of PATH is the current directory */
+	for (; path; path = *end ? end + 1 : NULL) {
+		end = path + strcspn(path, ":");
+		if (end == path || !lo_os_path_is_absolute(path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the result takes from the current directory, resolved: the
+ * version files the shims' readers would find from it (shim.h), and the
+ * directory itself only when a path was given relative to it. So the
+ * audit a build runs (in the build directory) and a scan by hand or by
+ * the pytest plugin (elsewhere) keep one cache, not one each in turn.
+ */
+static void key_cwd(lo_buf *b, const lo_scan_opts *o)
+{
+	char *choice = lo_shim_current_choice(), *cwd;
+
+	lo_buf_printf(b, "version files:\n%s", choice);
+	free(choice);
+	if (given_relative(o)) {
+		cwd = getcwd(NULL, 0);
+		key_str(b, "cwd", cwd);
+		free(cwd);
+	}
+}
+
+/* asdf's variables, in order: the environment's own order is the parent's. */
+static void key_asdf(lo_buf *b)
+{
+	char **v = NULL;
+	size_t n = 0, cap = 0, i;
+
+	for (i = 0; environ[i]; i++) {
+		if (strncmp(environ[i], "ASDF_", 5))
+			continue;
+		lo_array_grow(&v, &cap, n + 1, sizeof(char *));
+		v[n++] = environ[i];
+	}
+	lo_strv_sort(v, n);
+	for (i = 0; i < n; i++)
+		lo_buf_printf(b, "%s\n", v[i]);
+	free(v);
 }
 
 /* The SHA-256 of what the scan was asked, as hex; owned. */
@@ -77,6 +155,8 @@ static char *scan_key(const scan *s)
 	lo_rules_foreach(s->rules, key_rule, &b);
 	for (i = 0; i < sizeof(key_env) / sizeof(key_env[0]); i++)
 		key_str(&b, key_env[i], getenv(key_env[i]));
+	key_asdf(&b);
+	key_cwd(&b, o);
 	lo_clean_sha256_mem(b.ptr, b.len, hex);
 	lo_buf_dispose(&b);
 	return lo_xstrdup(hex);
