@@ -260,13 +260,13 @@ def forge_verdict(kept, path, verdict, loads=None):
     cache.c)."""
     data = bytearray(kept.read_bytes())
     name = path.encode()
-    key = len(name).to_bytes(4, "little") + name + b"\xff\xff\xff\xff"
+    key = len(name).to_bytes(4, "little") + name + b"\0\xff\xff\xff\xff"
     at = data.find(key)
     assert at > 0, "the file is not in the cache"
     while at > 0:
         # after the path and the NULL target: kind, loads + 1, orphan + 1, suspected,
         # tracked + 1, stage, verdict
-        fields = at + 4 + len(name) + 4
+        fields = at + len(key)
         if loads is not None:
             data[fields + 4:fields + 8] = (loads + 1).to_bytes(4, "little")
         data[fields + 6 * 4:fields + 7 * 4] = verdict.to_bytes(4, "little")

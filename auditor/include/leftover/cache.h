@@ -67,7 +67,7 @@
 #include "leftover/deps.h"
 #include "leftover/scan.h"
 
-#define LO_CACHE_VERSION 3
+#define LO_CACHE_VERSION 4
 #define LO_CACHE_MAX_BYTES (64u << 20)
 
 /* What a scan needs of a root besides its files to give the result again. */
@@ -81,27 +81,39 @@ typedef struct lo_cache_root {
 
 /* One judged item of the walk: its verdict as judged, before the tree-wide steps. */
 typedef struct lo_cache_item {
-	char *abs;    /* the path the walk (or the build's orphans) gave; owned */
+	const char *abs; /* the path the walk (or the build's orphans) gave; borrowed (bytes) */
 	lo_dep self;  /* its lstat before it was judged (the link itself); path NULL */
 	bool has_file; /* false: its slot held nothing (a link reported by its target) */
-	lo_file file; /* the slot's verdict, when has_file */
+	lo_file file; /* the slot's verdict, when has_file; owned (the scan takes it) */
 } lo_cache_item;
 
-/* One cache: the key it was made for, what it depends on, the result. */
+/*
+ * One cache: the key it was made for, what it depends on, the result.
+ *
+ * Ownership, in an entry read (lo_cache_parse, lo_cache_read): `bytes`
+ * holds the file, and what stays with the entry points into it, borrowed:
+ * the key, each dependency's path, each item's path, the hosts' notes
+ * (their arrays are owned). What a scan takes away is owned, copied out:
+ * the result (res, with the roots' tops and build dirs) and each item's
+ * verdict. So a warm scan pays one allocation for the file, not one per
+ * path it stats. An entry a scan builds to write borrows all its strings
+ * from the scan and is never freed with lo_cache_entry_free.
+ */
 typedef struct lo_cache_entry {
-	char *key;          /* the fingerprint of roots, options, rules and environment; owned */
+	const char *key;    /* the fingerprint of roots, options, rules and environment */
 	int64_t written_ns; /* when the scan that made it started (CLOCK_REALTIME) */
-	lo_deps deps;       /* its uses' and tainted's slots are indices of items */
-	lo_scan_result *res; /* without origins, nor their notes; res->scan NULL */
-	lo_cache_root *roots; /* res->root_count of them */
+	lo_deps deps;       /* its uses' and tainted's slots are indices of items; its
+			       paths borrowed */
+	lo_scan_result *res; /* without origins, nor their notes; res->scan NULL; owned */
+	lo_cache_root *roots; /* res->root_count of them; owned */
 	size_t item_count;
 	lo_buf item_bytes;  /* the items as the file keeps them (lo_cache_put_item's); owned */
 	/* read by lo_cache_items_read (until then deps' uses and tainted are empty): */
 	lo_cache_item *items; /* or NULL */
-	char **host_notes;  /* the hosts' notes (hosts.h), in res->notes too */
+	char **host_notes;  /* the hosts' notes (hosts.h), in res->notes too; borrowed */
 	size_t host_note_count;
-	lo_buf tail;        /* parsed: the bytes of the uses, tainted, notes and items; owned */
-	size_t tail_at;     /* where in tail they start */
+	lo_buf bytes;       /* the file read, without its checksum; owned */
+	size_t tail_at;     /* where in bytes the uses, tainted, notes and items start */
 } lo_cache_entry;
 
 /* Item `abs`, its lstat `self` and its slot `f` (NULL: none), as the file keeps them. */

@@ -12,7 +12,8 @@
  *   their own verdicts, to the end (read only by a warm scan in part:
  *   lo_cache_items_read);
  *   u64 checksum of every byte before it (lo_cache_checksum).
- * A str is a u32 length and its bytes, 0xffffffff for NULL. The checksum
+ * A str is a u32 length, its bytes and a NUL (so that a string read can
+ * point into the file's bytes: cache.h), 0xffffffff for NULL. The checksum
  * makes a torn or flipped file one that is ignored, never a verdict read
  * wrong: the fields themselves (a verdict is a byte) would still parse.
  * Every count is checked against the bytes left before anything is
@@ -58,7 +59,7 @@ static void put_str(lo_buf *b, const char *s)
 
 	put_u32(b, s ? (uint32_t)n : NULL_STR);
 	if (s)
-		lo_buf_add(b, s, n);
+		lo_buf_add(b, s, n + 1);
 }
 
 static void put_file(lo_buf *b, const lo_file *f)
@@ -238,8 +239,9 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 
 /* ---- reading --------------------------------------------------------------- */
 
+/* Over the entry's own bytes: a string read is borrowed from them (get_str). */
 typedef struct reader {
-	const unsigned char *p, *end;
+	unsigned char *p, *end;
 	bool bad;
 } reader;
 
@@ -287,6 +289,7 @@ static size_t get_count(reader *r, size_t min_size)
 	return n;
 }
 
+/* A string borrowed from the bytes read: its NUL is the file's own. */
 static char *get_str(reader *r)
 {
 	uint32_t n = get_u32(r);
@@ -294,16 +297,16 @@ static char *get_str(reader *r)
 
 	if (n == NULL_STR || r->bad)
 		return NULL;
-	if ((size_t)(r->end - r->p) < n || memchr(r->p, '\0', n)) {
+	if ((size_t)(r->end - r->p) <= n || r->p[n] || memchr(r->p, '\0', n)) {
 		r->bad = true;
 		return NULL;
 	}
-	s = lo_xstrndup((const char *)r->p, n);
-	r->p += n;
+	s = (char *)r->p;
+	r->p += n + 1;
 	return s;
 }
 
-/* A string that must be there. */
+/* A string that must be there, borrowed. */
 static char *get_some_str(reader *r)
 {
 	char *s = get_str(r);
@@ -313,14 +316,29 @@ static char *get_some_str(reader *r)
 	return s;
 }
 
+/* A string of the result or of a verdict, which the scan takes: owned. */
+static char *get_dup(reader *r)
+{
+	char *s = get_str(r);
+
+	return s ? lo_xstrdup(s) : NULL;
+}
+
+static char *get_some_dup(reader *r)
+{
+	char *s = get_some_str(r);
+
+	return s ? lo_xstrdup(s) : NULL;
+}
+
 static void get_file(reader *r, lo_file *f)
 {
 	size_t i, n;
 	char *arch;
 
 	memset(f, 0, sizeof(*f));
-	f->path = get_some_str(r);
-	f->target = get_str(r);
+	f->path = get_some_dup(r);
+	f->target = get_dup(r);
 	f->kind = (lo_kind)get_enum(r, LO_KIND_OTHER + 1);
 	f->loads = (lo_tristate)((int)get_enum(r, 3) - 1);
 	f->orphan = (lo_tristate)((int)get_enum(r, 3) - 1);
@@ -328,26 +346,25 @@ static void get_file(reader *r, lo_file *f)
 	f->tracked = (lo_tristate)((int)get_enum(r, 3) - 1);
 	f->stage = (lo_stage)get_enum(r, LO_STAGE_LISTED + 1);
 	f->verdict = (lo_verdict)get_enum(r, LO_VERDICT_COUNT);
-	f->host = get_str(r);
-	f->host_rule = get_str(r);
-	f->host_inferred = get_str(r);
+	f->host = get_dup(r);
+	f->host_rule = get_dup(r);
+	f->host_inferred = get_dup(r);
 	/* the loader's own static name, as the scan sets it */
 	if ((arch = get_str(r))) {
 		f->arch = lo_scan_arch_named(arch);
 		r->bad |= !f->arch;
-		free(arch);
 	}
 	n = get_count(r, 28);
 	for (i = 0; i < n && !r->bad; i++) {
 		lo_reason *x = lo_file_add_reason(f, (lo_reason_kind)get_enum(r, LO_REASON_KIND_COUNT),
 						  NULL, NULL, NULL, NULL, NULL);
 
-		x->symbol = get_str(r);
-		x->version = get_str(r);
-		x->library = get_str(r);
-		x->object = get_str(r);
-		x->detail = get_str(r);
-		x->evidence = get_str(r);
+		x->symbol = get_dup(r);
+		x->version = get_dup(r);
+		x->library = get_dup(r);
+		x->object = get_dup(r);
+		x->detail = get_dup(r);
+		x->evidence = get_dup(r);
 	}
 }
 
@@ -361,13 +378,14 @@ static void get_files(reader *r, lo_file **files, size_t *count, size_t *cap)
 		get_file(r, &(*files)[(*count)++]);
 }
 
-static char **get_strs(reader *r, size_t *count)
+/* A list of strings, each owned when `own`, else borrowed (the array is owned). */
+static char **get_strs(reader *r, size_t *count, bool own)
 {
-	size_t n = get_count(r, 4), i;
+	size_t n = get_count(r, 5), i;
 	char **v = lo_xcalloc(n ? n : 1, sizeof(char *));
 
 	for (i = 0; i < n && !r->bad; i++)
-		v[(*count)++] = get_some_str(r);
+		v[(*count)++] = own ? get_some_dup(r) : get_some_str(r);
 	return v;
 }
 
@@ -376,14 +394,14 @@ static void get_roots(reader *r, lo_cache_entry *e)
 	lo_scan_result *res = e->res;
 	size_t n, i;
 
-	res->root = get_some_str(r);
-	n = get_count(r, 28);
+	res->root = get_some_dup(r);
+	n = get_count(r, 29);
 	res->roots = lo_xcalloc(n ? n : 1, sizeof(char *));
 	e->roots = lo_xcalloc(n ? n : 1, sizeof(lo_cache_root));
 	for (i = 0; i < n && !r->bad; i++) {
-		res->roots[res->root_count++] = get_some_str(r);
-		e->roots[i].top = get_str(r);
-		e->roots[i].build_dir = get_str(r);
+		res->roots[res->root_count++] = get_some_dup(r);
+		e->roots[i].top = get_dup(r);
+		e->roots[i].build_dir = get_dup(r);
 		e->roots[i].origin_note_at = get_u64(r);
 		e->roots[i].oldest = (int64_t)get_u64(r);
 	}
@@ -398,18 +416,18 @@ static void get_result(reader *r, lo_cache_entry *e)
 	get_roots(r, e);
 	get_files(r, &res->files, &res->file_count, &res->file_cap);
 	get_files(r, &res->links, &res->link_count, &res->link_cap);
-	res->notes = get_strs(r, &res->note_count);
+	res->notes = get_strs(r, &res->note_count, true);
 	res->note_cap = res->note_count ? res->note_count : 1;
-	res->details = get_strs(r, &res->detail_count);
-	n = get_count(r, 16);
+	res->details = get_strs(r, &res->detail_count, true);
+	n = get_count(r, 18);
 	res->trees = lo_xcalloc(n ? n : 1, sizeof(lo_scan_tree));
 	res->tree_cap = n ? n : 1;
 	for (i = 0; i < n && !r->bad; i++) {
 		lo_scan_tree *t = &res->trees[res->tree_count++];
 
-		t->dir = get_some_str(r);
-		t->system = get_some_str(r);
-		t->records = get_str(r);
+		t->dir = get_some_dup(r);
+		t->system = get_some_dup(r);
+		t->records = get_dup(r);
 		t->withheld = get_enum(r, 2);
 	}
 	res->summary.files = get_u64(r);
@@ -437,7 +455,7 @@ static void get_stat(reader *r, lo_dep *x)
 
 static void get_deps(reader *r, lo_deps *d)
 {
-	size_t n = get_count(r, 52), i;
+	size_t n = get_count(r, 53), i;
 
 	d->deps = lo_xcalloc(n ? n : 1, sizeof(lo_dep));
 	d->cap = n ? n : 1;
@@ -472,13 +490,13 @@ static void get_uses(reader *r, lo_cache_entry *e)
 		r->bad |= d->tainted[i] >= e->item_count || (i && d->tainted[i] <= d->tainted[i - 1]);
 		d->tainted_count++;
 	}
-	e->host_notes = get_strs(r, &e->host_note_count);
+	e->host_notes = get_strs(r, &e->host_note_count, false);
 }
 
 int lo_cache_items_read(lo_cache_entry *e)
 {
-	const unsigned char *p = (const unsigned char *)e->tail.ptr + e->tail_at;
-	reader r = { p, p + (e->tail.len - e->tail_at), false };
+	unsigned char *p = (unsigned char *)e->bytes.ptr + e->tail_at;
+	reader r = { p, p + (e->bytes.len - e->tail_at), false };
 	size_t i;
 
 	get_uses(&r, e);
@@ -500,11 +518,12 @@ int lo_cache_items_read(lo_cache_entry *e)
 }
 
 /*
- * Parse `len` bytes at data; `own`, when not NULL, is data itself,
- * allocated, which the entry takes for its tail (no copy); else copied.
+ * Parse the `len` bytes at `data` (allocated): the entry takes them, its
+ * borrowed strings pointing into them; the caller keeps them on an error.
  */
-static int parse(lo_cache_entry **out, const unsigned char *p, size_t len, char *own)
+static int parse(lo_cache_entry **out, char *data, size_t len)
 {
+	unsigned char *p = (unsigned char *)data;
 	reader r = { p, p + len, false }, sum;
 	lo_cache_entry *e;
 	uint32_t version;
@@ -532,19 +551,21 @@ static int parse(lo_cache_entry **out, const unsigned char *p, size_t len, char 
 		lo_cache_entry_free(e);
 		return lo_error_set(LO_EINVALID, "malformed");
 	}
-	if (own) {
-		e->tail = (lo_buf){ own, (size_t)(r.end - p), len };
-		e->tail_at = (size_t)(r.p - p);
-	} else {
-		lo_buf_add(&e->tail, (const char *)r.p, (size_t)(r.end - r.p));
-	}
+	e->bytes = (lo_buf){ data, (size_t)(r.end - p), len };
+	e->tail_at = (size_t)(r.p - p);
 	*out = e;
 	return 0;
 }
 
 int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len)
 {
-	return parse(out, data, len, NULL);
+	char *own = lo_xmalloc(len ? len : 1);
+	int err;
+
+	memcpy(own, data, len);
+	if ((err = parse(out, own, len)) < 0)
+		free(own);
+	return err;
 }
 
 int lo_cache_read(lo_cache_entry **out, const char *file)
@@ -570,7 +591,7 @@ int lo_cache_read(lo_cache_entry **out, const char *file)
 		free(data);
 		return lo_error_set(LO_EINVALID, "'%s': short read", file);
 	}
-	if ((err = parse(out, (const unsigned char *)data, (size_t)n, data)) < 0)
+	if ((err = parse(out, data, (size_t)n)) < 0)
 		free(data);
 	return err < 0 ? lo_error_set(err, "'%s': %s", file, lo_error_last()) : 0;
 }
@@ -588,22 +609,16 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	/* roots allocated but not all read: a root_count short of the array */
 	free(e->roots);
 	lo_scan_result_free(e->res);
-	for (i = 0; i < e->deps.count; i++)
-		free(e->deps.deps[i].path);
+	/* the key, the dependencies' paths, the items' and the hosts' notes are borrowed */
 	free(e->deps.deps);
 	free(e->deps.uses);
 	free(e->deps.tainted);
-	for (i = 0; e->items && i < e->item_count; i++) {
-		free(e->items[i].abs);
+	for (i = 0; e->items && i < e->item_count; i++)
 		lo_file_dispose(&e->items[i].file);
-	}
 	free(e->items);
 	lo_buf_dispose(&e->item_bytes);
-	lo_buf_dispose(&e->tail);
-	for (i = 0; i < e->host_note_count; i++)
-		free(e->host_notes[i]);
+	lo_buf_dispose(&e->bytes);
 	free(e->host_notes);
-	free(e->key);
 	free(e);
 }
 
