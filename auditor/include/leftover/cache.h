@@ -8,10 +8,11 @@
  * git's HEAD, index and branch ref, ld.so.cache, the leftover program
  * itself, each with its stat data (device, inode, size, type, mtime and
  * ctime in nanoseconds) or its absence. The next scan of the same roots
- * with the same options, rules and environment stats those again (on
- * every job) and, when each is unchanged, gives the kept result instead
- * of walking and judging: what a verdict was drawn from is all there is
- * to it, as ninja trusts .ninja_deps and git its index.
+ * with the same options, rules and environment (the current directory
+ * resolved into what a result takes from it: scan_cache.c) stats those
+ * again (on every job) and, when each is unchanged, gives the kept
+ * result instead of walking and judging: what a verdict was drawn from is
+ * all there is to it, as ninja trusts .ninja_deps and git its index.
  *
  * When something changed, the granularity is the file. What the scan as
  * a whole consulted (rules, build records, git, ld.so.cache, the hosts and
