@@ -114,7 +114,8 @@ def test_build_audit_and_scan_by_hand_share_the_cache():
     the build's) and a scan by hand from another directory keep one cache:
     the audit after the scan by hand is warm, and the hand's warm report is
     the cold one. A directory where pyenv would find a version file of its
-    own is another key."""
+    own is another key, and so is another directory when a path was given
+    relative to it."""
     d = lotest.workdir("cache-cli-audit")
     src, build, elsewhere, pinned = d / "src", d / "build", d / "elsewhere", d / "pinned"
     for x in (src, elsewhere, pinned):
@@ -147,11 +148,16 @@ def test_build_audit_and_scan_by_hand_share_the_cache():
     again = os.stat(cache)
     assert (again.st_ino, again.st_mtime_ns) == (kept.st_ino, kept.st_mtime_ns)
 
+    other = "verdict cache not used (made with other options, rules or environment)"
     # where pyenv would find another version file, the result may differ: not used
     (pinned / ".python-version").write_text("system\n")
     p = by_hand(pinned, "--verbose")
-    assert "verdict cache not used (made with other options, rules or environment)" in p.stderr, \
-        p.stderr
+    assert other in p.stderr, p.stderr
+    # an interpreter named relative to the current directory is another one elsewhere
+    by_hand(elsewhere, "--python", "bin/python3")
+    settle()
+    p = by_hand(d, "--verbose", "--python", "bin/python3")
+    assert other in p.stderr, p.stderr
 
 
 def test_bad_roots_and_words():
