@@ -44,8 +44,8 @@
 
 /*
  * The environment variables a verdict can depend on (hosts/, rules/),
- * besides asdf's (ASDF_*: every one, as the plugins name some); those
- * that hold a path come first.
+ * those that hold a path first (given_relative); asdf's are all in the
+ * key (key_asdf: its plugins name some), these two for their paths.
  */
 static const char *const key_env[] = { "HOME", "PYENV_DIR", "PYENV_ROOT", "XDG_CONFIG_HOME",
 				       "LEFTOVER_RULES_DIR", "ASDF_DATA_DIR", "ASDF_CONFIG_FILE",
