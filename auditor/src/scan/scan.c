@@ -647,9 +647,7 @@ static int gather_root(scan *s, size_t i)
 	s->build_dirs[i] = lo_buildsys_base_of(s->root);
 	s->tops[i] = lo_buildsys_is_tree(s->build_dirs[i]) ? s->build_dirs[i] : NULL;
 	s->finds = lo_buildsys_finds_new(s->jobs);
-	if ((err = lo_walk_tree_known(s->root, s->jobs, on_entry,
-				      s->kept && lo_scan_walk_may_know(s, i) ? lo_scan_walk_known : NULL,
-				      s)) < 0)
+	if ((err = lo_walk_tree_known(s->root, s->jobs, on_entry, lo_scan_walk_known_for(s, i), s)) < 0)
 		return err;
 	gather_items(s);
 	/* one open of the repository for the judging, the build model and the origin */

@@ -21,6 +21,7 @@
 #include "leftover/map.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
+#include "leftover/walk.h"
 
 /* What the walk found worth a look. */
 typedef struct item {
@@ -137,17 +138,16 @@ enum { KEPT = 1, AGAIN = 2 }; /* kept_slot's */
  * The walk of a scan in part (scan_walk.c). lo_scan_walk_used: while
  * recording, entry `e` of the root being walked was used (a candidate, a
  * find of the build's model, a directory not entered). lo_scan_walk_keep:
- * the kept listings of directories that stat the same, for
- * lo_scan_walk_known, the walk's lo_walk_known_fn (payload: the scan),
- * once lo_scan_walk_may_know says root `root` is walked as they were
- * made. lo_scan_walk_listings: the listings for the cache, from what the
- * walk used and the directories of `d`; *count of them, owned.
+ * the kept listings of directories that stat the same. The walk of root
+ * `root` takes them through lo_scan_walk_known_for's function (payload:
+ * the scan), NULL when there are none or the root's top or build dir is
+ * not the one they were made under. lo_scan_walk_listings: the listings
+ * for the cache, from what the walk used and the directories of `d`;
+ * *count of them, owned.
  */
 void lo_scan_walk_used(scan *s, const lo_walk_entry *e);
 void lo_scan_walk_keep(scan *s);
-bool lo_scan_walk_may_know(const scan *s, size_t root);
-const lo_dirent *lo_scan_walk_known(const char *rel, unsigned worker, size_t *count,
-				    void *payload);
+lo_walk_known_fn lo_scan_walk_known_for(const scan *s, size_t root);
 struct lo_cache_listing *lo_scan_walk_listings(const scan *s, const lo_deps *d, size_t *count);
 
 /* Free the scan's cache state. */

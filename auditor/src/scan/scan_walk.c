@@ -64,14 +64,15 @@ void lo_scan_walk_used(scan *s, const lo_walk_entry *e)
 	lo_buf_dispose(&path);
 }
 
-bool lo_scan_walk_may_know(const scan *s, size_t root)
+/* May root `root` be walked from the kept listings: made under the same top and build dir? */
+static bool may_know(const scan *s, size_t root)
 {
 	const lo_cache_root *r = &s->kept->roots[root];
 	const char *was = r->build_dir, *now = s->build_dirs[root];
 
-	return !s->kept->listing_count ? false
-	       : (was && now) ? !strcmp(was, now) && !r->top == !s->tops[root]
-			      : !was && !now;
+	if (!s->kept->listing_count)
+		return false;
+	return was && now ? !strcmp(was, now) && !r->top == !s->tops[root] : !was && !now;
 }
 
 void lo_scan_walk_keep(scan *s)
@@ -86,7 +87,8 @@ void lo_scan_walk_keep(scan *s)
 				   (void *)(uintptr_t)(i + 1));
 }
 
-const lo_dirent *lo_scan_walk_known(const char *rel, unsigned worker, size_t *count, void *payload)
+/* lo_walk_known_fn: the kept listing of `rel` when it stands (lo_scan_walk_keep). */
+static const lo_dirent *known(const char *rel, unsigned worker, size_t *count, void *payload)
 {
 	scan *s = payload;
 	const lo_cache_listing *l;
@@ -102,6 +104,11 @@ const lo_dirent *lo_scan_walk_known(const char *rel, unsigned worker, size_t *co
 	atomic_fetch_add(&s->walk_kept, 1);
 	*count = l->count;
 	return l->entries; /* never NULL (cache.c, finish): an empty one is known too */
+}
+
+lo_walk_known_fn lo_scan_walk_known_for(const scan *s, size_t root)
+{
+	return s->kept && may_know(s, root) ? known : NULL;
 }
 
 /* A listing under construction, per dependency. */
