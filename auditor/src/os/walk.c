@@ -353,8 +353,8 @@ int lo_walk_tree_known(const char *root, unsigned jobs, lo_walk_fn fn, lo_walk_k
 	if (first.known) {
 		sh.root_fd = fd;
 	} else {
-		/* read, and kept open for the known directories below: one descriptor each */
-		if (known && (sh.root_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		/* read, and open again for the known directories below (no fcntl on Windows) */
+		if (known)
 			sh.root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		lo_deps_note_fd(root, NULL, fd);
 		first.dir = lo_dirstream_new(fd);
