@@ -2,8 +2,9 @@
  * fuzz_cache.c - the verdict cache's reader (cache.c) on arbitrary bytes,
  * as a scan reads its cache file. The input is parsed as it is (the
  * checksum turns nearly every mutation away), then with its checksum made
- * right, so that the fields themselves are what is fuzzed, its items too
- * (lo_cache_items_read); what parses is written and must read back.
+ * right, so that the fields themselves are what is fuzzed, its items and
+ * the walk's listings too (lo_cache_items_read); what parses is written
+ * and must read back.
  */
 #include <stdio.h>
 #include <stdlib.h>

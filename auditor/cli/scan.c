@@ -58,8 +58,9 @@ static void say_cache(const lo_scan_result *res, bool verbose)
 			"unchanged\n", res->file_count, res->cache.checked);
 	else if (res->cache.partial)
 		fprintf(stderr, "leftover: verdict cache used in part (%s): judged %zu, kept %zu; "
-			"%zu dependencies kept\n", res->cache.why ? res->cache.why : "",
-			res->cache.judged, res->cache.kept, res->cache.checked);
+			"%zu dependencies kept; %zu directories not read again\n",
+			res->cache.why ? res->cache.why : "", res->cache.judged, res->cache.kept,
+			res->cache.checked, res->cache.listed_kept);
 	else if (res->cache.why)
 		fprintf(stderr, "leftover: verdict cache not used (%s): judged %zu files, "
 			"%zu dependencies kept\n", res->cache.why, res->file_count, res->cache.checked);

@@ -94,6 +94,40 @@ static void test_parallel_walk_sees_each_entry_once(void **state)
 }
 
 /* A root that is not a directory is an error, not an empty walk. */
+/* A known directory's listing (walk.h): "" and "a" kept, the rest read. */
+static const lo_dirent root_kept[] = { { "a", LO_FT_DIR }, { "ghost.so", LO_FT_REG },
+				       { "outside", LO_FT_DIR } };
+static const lo_dirent a_kept[] = { { "b", LO_FT_DIR }, { "linkdir", LO_FT_DIR } };
+
+static const lo_dirent *known(const char *rel, unsigned worker, size_t *count, void *payload)
+{
+	if (!strcmp(rel, "")) {
+		*count = 3;
+		return root_kept;
+	}
+	if (!strcmp(rel, "a")) {
+		*count = 2;
+		return a_kept;
+	}
+	return NULL;
+}
+
+/*
+ * Known directories are not read (their listing's ghost is handed on, a/'s
+ * l.so is not), those below them are; a link a listing calls a directory
+ * is still not followed: an error, not its target's entries.
+ */
+static void test_known_directories_not_read(void **state)
+{
+	assert_int_equal(lo_walk_tree_known(work, 2, collect_locked, known, NULL), 0);
+	assert_non_null(strstr(seen, "ghost.so|"));
+	assert_null(strstr(seen, "a/l.so"));
+	assert_non_null(strstr(seen, "a/b/lib.so|"));
+	assert_non_null(strstr(seen, "outside/o.so|"));
+	assert_non_null(strstr(seen, "a/linkdir!|"));
+	assert_null(strstr(seen, "a/linkdir/"));
+}
+
 static void test_bad_root(void **state)
 {
 	char path[4200];
@@ -110,6 +144,7 @@ int main(void)
 		cmocka_unit_test_setup(test_relative_paths_and_git_skipped, setup),
 		cmocka_unit_test_setup(test_symlinked_directory_not_followed, setup),
 		cmocka_unit_test_setup(test_parallel_walk_sees_each_entry_once, setup),
+		cmocka_unit_test_setup(test_known_directories_not_read, setup),
 		cmocka_unit_test_setup(test_bad_root, setup),
 	};
 

@@ -67,7 +67,8 @@ enum {
 typedef struct lo_buildsys_finds lo_buildsys_finds;
 
 lo_buildsys_finds *lo_buildsys_finds_new(unsigned workers);
-void lo_buildsys_finds_add(lo_buildsys_finds *f, const lo_walk_entry *e);
+/* Keep `e` if the model asks about it; whether it did (a scan in part keeps those). */
+bool lo_buildsys_finds_add(lo_buildsys_finds *f, const lo_walk_entry *e);
 void lo_buildsys_finds_free(lo_buildsys_finds *f);
 
 /*

@@ -17,7 +17,9 @@
  * When something changed, the granularity is the file. What the scan as
  * a whole consulted (rules, build records, git, ld.so.cache, the hosts and
  * what they load, the program: LO_DEP_SHARED, deps.h) must be unchanged,
- * or the whole tree is judged afresh. Then the tree is walked again, and
+ * or the whole tree is judged afresh. Then the tree is walked again, each
+ * directory that stats as it did given by its kept listing, the others
+ * read (a directory's stat changes with its entries: names and types), and
  * each item (a candidate, or an orphan the build's records name) whose
  * own lstat and own dependencies (what the resolver read for its verdict:
  * the file, each library bound, each path a search tried in vain, each
@@ -67,6 +69,7 @@
 #include "leftover/buf.h"
 #include "leftover/deps.h"
 #include "leftover/scan.h"
+#include "leftover/walk.h"
 
 #define LO_CACHE_VERSION 4
 #define LO_CACHE_MAX_BYTES (64u << 20)
@@ -87,6 +90,19 @@ typedef struct lo_cache_item {
 	bool has_file; /* false: its slot held nothing (a link reported by its target) */
 	lo_file file; /* the slot's verdict, when has_file; owned (the scan takes it) */
 } lo_cache_item;
+
+/*
+ * A directory the walk listed (a dependency) with the entries of it the
+ * scan used: those it took for candidates or the build's model asked
+ * about, and its subdirectories. A scan in part walks it from here while
+ * it stats the same (scan_walk.c).
+ */
+typedef struct lo_cache_listing {
+	uint32_t dep;       /* its index in deps: a LO_DEP_WALK directory */
+	lo_dirent *entries; /* sorted by name, each once; names borrowed: from the
+			       file's bytes when read, from the scan's paths when written */
+	size_t count;
+} lo_cache_listing;
 
 /*
  * One cache: the key it was made for, what it depends on, the result.
@@ -113,15 +129,18 @@ typedef struct lo_cache_entry {
 	lo_cache_item *items; /* or NULL */
 	char **host_notes;  /* the hosts' notes (hosts.h), in res->notes too; borrowed */
 	size_t host_note_count;
+	lo_cache_listing *listings; /* sorted by dep, each once; the array owned */
+	size_t listing_count;
 	lo_buf bytes;       /* the file read, without its checksum; owned */
-	size_t tail_at;     /* where in bytes the uses, tainted, notes and items start */
+	size_t tail_at;     /* where in bytes the uses, tainted, notes, listings and items start */
 } lo_cache_entry;
 
 /* Item `abs`, its lstat `self` and its slot `f` (NULL: none), as the file keeps them. */
 void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f);
 /*
- * Read e's items with their uses, tainted and the hosts' notes (at most once): a
- * scan that gives the whole result does without them. LO_EINVALID when
+ * Read e's items with their uses, tainted, the hosts' notes and the
+ * listings (at most once): a scan that gives the whole result does
+ * without them. LO_EINVALID when
  * they are malformed.
  */
 int lo_cache_items_read(lo_cache_entry *e);
@@ -145,6 +164,8 @@ int lo_cache_read(lo_cache_entry **out, const char *file);
 /* Write `e` to `file` whole (temporary and rename); LO_ERROR with a message when not. */
 int lo_cache_write(const char *file, const lo_cache_entry *e);
 void lo_cache_entry_free(lo_cache_entry *e);
+/* Free `count` listings' arrays and theirs (the names are borrowed); NULL is fine. */
+void lo_cache_listings_free(lo_cache_listing *ls, size_t count);
 
 /*
  * May `e` stand for a scan with key `key` now? Stats every dependency on

@@ -21,7 +21,8 @@
  * as a whole reads (rules, build records, git, ld.so.cache, the hosts and
  * what they load: lo_deps_note_stat, lo_deps_note_path) is shared: a
  * change there and every verdict is judged afresh. What the walk lists
- * (lo_deps_note_fd) only says whether the tree must be walked again. What
+ * (lo_deps_note_fd; lo_deps_note_listed where its kept listing stood in
+ * for it) only says whether the tree must be walked again, and where. What
  * the resolver reads for one verdict (lo_deps_note_read, lo_deps_note_again)
  * is that verdict's own: the judging thread names the verdict at hand
  * (lo_deps_attribute, its slot), and the recording keeps each (slot, dep)
@@ -99,6 +100,8 @@ void lo_deps_note_read(const char *path, const struct stat *st);
 void lo_deps_note_again(const char *path, bool shared);
 /* `d`, checked unchanged since a scan kept it, for the verdict at hand (shared when none). */
 void lo_deps_note_kept(const lo_dep *d);
+/* `d`, a directory of the walk checked unchanged since a scan kept its listing. */
+void lo_deps_note_listed(const lo_dep *d);
 /* The verdict at hand drew on more than what it read: it is not to be kept. */
 void lo_deps_taint(void);
 /* Is `slot` among d's tainted? */

@@ -89,6 +89,7 @@ typedef struct lo_scan_cache {
 	bool partial;    /* the tree walked again, only the files whose own dependencies
 			    changed judged again (kept: the others) */
 	size_t judged, kept; /* when partial: the verdicts judged again, and kept */
+	size_t listed_kept; /* when partial: the directories given by their kept listings */
 	size_t checked;  /* the dependencies statted to know it (used) or recorded (not) */
 	char *why;       /* why it was not used, for --verbose, or NULL; owned */
 	char *complaint; /* a cache that was there but wrong (truncated, corrupt, another

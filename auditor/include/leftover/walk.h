@@ -34,7 +34,7 @@ typedef enum lo_ftype {
 typedef struct lo_walk_entry {
 	const char *relpath; /* relative to the root; borrowed for the call */
 	const char *name;    /* last component of relpath */
-	int dirfd;           /* descriptor of the directory holding it */
+	int dirfd;           /* descriptor of the directory holding it; -1 when known (below) */
 	unsigned char type;  /* lo_ftype: LO_FT_REG, LO_FT_LNK, LO_FT_DIR (only with err), ... */
 	int err;             /* errno when the entry could not be opened or listed, else 0 */
 	unsigned worker;     /* which of the walk's threads is calling */
@@ -49,6 +49,28 @@ typedef int (*lo_walk_fn)(const lo_walk_entry *entry, void *payload);
  * the root itself cannot be opened as a directory.
  */
 int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload);
+
+/*
+ * A directory whose entries the caller knows already (a scan in part: its
+ * listing kept by the last scan, and the directory unchanged since,
+ * scan_walk.c): its entries as the walk would hand them on, borrowed for
+ * the whole walk, with *count; NULL to have it read. `relpath` is "" for
+ * the root. Called on the walk's threads (`worker`), before a directory
+ * is opened.
+ */
+typedef const struct lo_dirent *(*lo_walk_known_fn)(const char *relpath, unsigned worker,
+						     size_t *count, void *payload);
+
+/*
+ * lo_walk_tree where `known` (NULL: none) may give a directory's entries:
+ * then it is not read, its entries go to `fn` with dirfd -1, and its
+ * subdirectories (LO_FT_DIR entries) are walked as the walk walks any,
+ * each asked of `known` in turn. A subdirectory of a known directory is
+ * opened component by component from the root, none followed if a link,
+ * as the walk opens each from its parent's descriptor.
+ */
+int lo_walk_tree_known(const char *root, unsigned jobs, lo_walk_fn fn, lo_walk_known_fn known,
+		       void *payload);
 
 /*
  * One directory read entry by entry, as the walk reads each, a call

@@ -298,17 +298,18 @@ lo_buildsys_finds *lo_buildsys_finds_new(unsigned workers)
 	return f;
 }
 
-void lo_buildsys_finds_add(lo_buildsys_finds *f, const lo_walk_entry *e)
+bool lo_buildsys_finds_add(lo_buildsys_finds *f, const lo_walk_entry *e)
 {
 	kept_list *l;
 
 	if (e->err || !(is_marker(e->name) || !strcmp(e->name, "cmake_clean.cmake") ||
 			lo_bs_tree_wants(e->name, e->type)))
-		return;
+		return false;
 	l = &f->lists[e->worker];
 	lo_array_grow(&l->v, &l->cap, l->count + 1, sizeof(kept));
 	l->v[l->count].rel = lo_xstrdup(e->relpath);
 	l->v[l->count++].type = e->type;
+	return true;
 }
 
 void lo_buildsys_finds_free(lo_buildsys_finds *f)

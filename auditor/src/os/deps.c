@@ -268,6 +268,11 @@ void lo_deps_note_kept(const lo_dep *d)
 	note(d, HOW_READ);
 }
 
+void lo_deps_note_listed(const lo_dep *d)
+{
+	note(d, HOW_WALK);
+}
+
 void lo_deps_note_again(const char *path, bool shared)
 {
 	recording *r = atomic_load_explicit(&current, memory_order_acquire);

@@ -15,6 +15,13 @@
  * directory (ELOOP) instead of entering it.
  * Directories are read through lo_dirstream (walk.h), whose Linux body
  * reads getdents64 on the descriptor (fs_linux.c).
+ *
+ * A directory the caller knows (lo_walk_tree_known) is a listing instead
+ * of a stream, with no descriptor: its subdirectories that must be read
+ * are opened from the root's descriptor one component at a time, each
+ * with O_NOFOLLOW, so that a link swapped in anywhere on the way is not
+ * followed either. That costs a call per component, paid only by a
+ * directory read below a known one: few, in the scan in part it is for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,9 +44,16 @@
 #define LO_WALK_QUEUE_PER_WORKER 4
 
 
-/* A directory handed from one worker to another: open, with its path. */
+/* A directory's entries: read from a stream, or a known listing (walk.h). */
+typedef struct source {
+	lo_dirstream *dir;     /* NULL when known */
+	const lo_dirent *known; /* the entries still to hand on; borrowed */
+	size_t left;
+} source;
+
+/* A directory handed from one worker to another: open or known, with its path. */
 typedef struct task {
-	lo_dirstream *dir;
+	source src;
 	char *path; /* relative to the root, "" for the root; owned */
 	size_t depth;
 } task;
@@ -52,12 +66,14 @@ typedef struct shared {
 	size_t busy; /* workers not waiting on the queue */
 	int rc;      /* first negative callback result: stops every worker */
 	lo_walk_fn fn;
+	lo_walk_known_fn known; /* or NULL */
 	void *payload;
 	const char *root; /* as given, for the directories' notes (deps.h) */
+	int root_fd;      /* with `known`: what a known directory's subdirectories are opened from */
 } shared;
 
 typedef struct frame {
-	lo_dirstream *dir;
+	source src;
 	size_t parent_len; /* length of the relative path before this directory's name */
 } frame;
 
@@ -105,15 +121,15 @@ static void stop(shared *sh, int rc)
 	pthread_mutex_unlock(&sh->lock);
 }
 
-/* Give `dir` to the queue when it is short; false: walk it yourself. */
-static bool give_away(shared *sh, lo_dirstream *dir, const char *path, size_t depth)
+/* Give `src` to the queue when it is short; false: walk it yourself. */
+static bool give_away(shared *sh, source src, const char *path, size_t depth)
 {
 	bool given = false;
 
 	pthread_mutex_lock(&sh->lock);
 	if (sh->queued < sh->limit) {
 		lo_array_grow(&sh->queue, &sh->cap, sh->queued + 1, sizeof(task));
-		sh->queue[sh->queued++] = (task){ dir, lo_xstrdup(path), depth };
+		sh->queue[sh->queued++] = (task){ src, lo_xstrdup(path), depth };
 		pthread_cond_signal(&sh->more);
 		given = true;
 	}
@@ -165,31 +181,96 @@ static int open_dir_at(int dfd, const char *name)
 	return fd;
 }
 
+/*
+ * The directory `rel` (not "") below the root open, no component followed
+ * if a link; -1 with errno.
+ */
+static int open_below(int root_fd, const char *rel)
+{
+	char name[256];
+	int fd = root_fd, next;
+
+	while (*rel) {
+		size_t n = strcspn(rel, "/");
+
+		if (n >= sizeof(name)) {
+			next = -1;
+			errno = ENAMETOOLONG;
+		} else {
+			memcpy(name, rel, n);
+			name[n] = '\0';
+			next = open_dir_at(fd, name);
+		}
+		if (fd != root_fd) {
+			int errnum = errno;
+
+			close(fd);
+			errno = errnum;
+		}
+		if ((fd = next) < 0)
+			return -1;
+		rel += n + (rel[n] == '/');
+	}
+	return fd;
+}
+
+/* The next entry of `src`, as lo_dirstream_next gives it. */
+static const lo_dirent *next_entry(source *src)
+{
+	if (src->dir)
+		return lo_dirstream_next(src->dir);
+	errno = 0;
+	if (!src->left)
+		return NULL;
+	src->left--;
+	return src->known++;
+}
+
+/*
+ * The subdirectory at `path` (named `name` in the directory `dfd`, -1 when
+ * known), to walk: known, or open; false with errno when it cannot be.
+ */
+static bool enter(shared *sh, unsigned who, int dfd, const char *path, const char *name,
+		  source *src)
+{
+	int fd;
+
+	memset(src, 0, sizeof(*src));
+	if (sh->known && (src->known = sh->known(path, who, &src->left, sh->payload)))
+		return true;
+	if ((fd = dfd >= 0 ? open_dir_at(dfd, name) : open_below(sh->root_fd, path)) < 0)
+		return false;
+	/* its stat before its entries (deps.h): a change while it is read shows */
+	lo_deps_note_fd(sh->root, path, fd);
+	src->dir = lo_dirstream_new(fd);
+	return true;
+}
+
 /* Walk one directory depth-first, giving subdirectories away when asked. */
 static int walk_from(worker *w, task *t)
 {
 	frame stack[LO_WALK_MAX_DEPTH];
 	size_t depth = 0, base_depth = t->depth;
 	lo_buf path = LO_BUF_INIT;
-	lo_dirstream *sub;
-	int fd, rc = 0;
+	source sub;
+	int rc = 0;
 
 	lo_buf_puts(&path, t->path);
-	stack[depth++] = (frame){ t->dir, 0 };
+	stack[depth++] = (frame){ t->src, 0 };
 	while (depth && rc == 0) {
 		frame *top = &stack[depth - 1];
-		int dfd = lo_dirstream_fd(top->dir);
+		int dfd = top->src.dir ? lo_dirstream_fd(top->src.dir) : -1;
 		const lo_dirent *de;
 		const char *name;
 		unsigned char type;
 		size_t base = path.len;
 
-		de = lo_dirstream_next(top->dir);
+		de = next_entry(&top->src);
 		if (!de) {
 			if (errno)
 				rc = emit(w, base ? path.ptr : ".", base ? path.ptr : ".", dfd, LO_FT_DIR,
 					  errno);
-			lo_dirstream_free(top->dir);
+			lo_dirstream_free(top->src.dir);
 			truncate_path(&path, top->parent_len);
 			depth--;
 			continue;
@@ -198,7 +279,7 @@ static int walk_from(worker *w, task *t)
 			lo_buf_putc(&path, '/');
 		lo_buf_puts(&path, de->name);
 		name = path.ptr + path.len - strlen(de->name);
-		type = de->type == LO_FT_UNKNOWN ? stat_type(dfd, de->name) : de->type;
+		type = de->type == LO_FT_UNKNOWN && dfd >= 0 ? stat_type(dfd, de->name) : de->type;
 		if (type != LO_FT_DIR) {
 			rc = emit(w, path.ptr, name, dfd, type, 0);
 		} else if (!strcmp(de->name, ".git") || !strcmp(de->name, ".leftover.d") ||
@@ -209,23 +290,18 @@ static int walk_from(worker *w, task *t)
 			 */
 		} else if (base_depth + depth >= LO_WALK_MAX_DEPTH) {
 			rc = emit(w, path.ptr, name, dfd, LO_FT_DIR, ELOOP);
-		} else if ((fd = open_dir_at(dfd, de->name)) < 0) {
+		} else if (!enter(w->sh, w->index, dfd, path.ptr, de->name, &sub)) {
 			rc = emit(w, path.ptr, name, dfd, LO_FT_DIR, errno);
-		} else {
-			/* its stat before its entries (deps.h): a change while it is read shows */
-			lo_deps_note_fd(w->sh->root, path.ptr, fd);
-			if (!give_away(w->sh, (sub = lo_dirstream_new(fd)), path.ptr,
-				       base_depth + depth)) {
-				stack[depth++] = (frame){ sub, base };
-				continue; /* keep this directory's name on the path */
-			}
+		} else if (!give_away(w->sh, sub, path.ptr, base_depth + depth)) {
+			stack[depth++] = (frame){ sub, base };
+			continue; /* keep this directory's name on the path */
 		}
 		truncate_path(&path, base);
 		if ((depth & 15) == 0 && stopped(w->sh))
 			break;
 	}
 	while (depth)
-		lo_dirstream_free(stack[--depth].dir);
+		lo_dirstream_free(stack[--depth].src.dir);
 	lo_buf_dispose(&path);
 	return rc;
 }
@@ -247,8 +323,15 @@ static void *worker_main(void *arg)
 
 int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 {
+	return lo_walk_tree_known(root, jobs, fn, NULL, payload);
+}
+
+int lo_walk_tree_known(const char *root, unsigned jobs, lo_walk_fn fn, lo_walk_known_fn known,
+		       void *payload)
+{
 	shared sh;
 	worker *workers;
+	source first = { NULL, NULL, 0 };
 	unsigned i, started = 0;
 	int fd;
 
@@ -261,12 +344,24 @@ int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 	lo_lock_init(&sh.lock);
 	pthread_cond_init(&sh.more, NULL);
 	sh.fn = fn;
+	sh.known = known;
 	sh.root = root;
-	lo_deps_note_fd(root, NULL, fd);
+	sh.root_fd = -1;
 	sh.payload = payload;
+	if (known)
+		first.known = known("", 0, &first.left, payload);
+	if (first.known) {
+		sh.root_fd = fd;
+	} else {
+		/* read, and open again for the known directories below (no fcntl on Windows) */
+		if (known)
+			sh.root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		lo_deps_note_fd(root, NULL, fd);
+		first.dir = lo_dirstream_new(fd);
+	}
 	sh.limit = (size_t)jobs * LO_WALK_QUEUE_PER_WORKER;
 	lo_array_grow(&sh.queue, &sh.cap, 1, sizeof(task));
-	sh.queue[sh.queued++] = (task){ lo_dirstream_new(fd), lo_xstrdup(""), 0 };
+	sh.queue[sh.queued++] = (task){ first, lo_xstrdup(""), 0 };
 	sh.busy = jobs; /* each worker counts itself idle on its first take */
 
 	workers = lo_xcalloc(jobs, sizeof(*workers));
@@ -288,9 +383,11 @@ int lo_walk_tree(const char *root, unsigned jobs, lo_walk_fn fn, void *payload)
 	while (sh.queued) { /* left by a stopped walk */
 		task *t = &sh.queue[--sh.queued];
 
-		lo_dirstream_free(t->dir);
+		lo_dirstream_free(t->src.dir);
 		free(t->path);
 	}
+	if (sh.root_fd >= 0)
+		close(sh.root_fd);
 	free(sh.queue);
 	free(workers);
 	pthread_cond_destroy(&sh.more);

@@ -8,7 +8,9 @@
  *   its use); the result (roots with what their origin needs, files,
  *   links, notes, details, trees, the summary); u32 n, the number of
  *   items; the (item, dependency) pairs of each verdict's own
- *   dependencies; the tainted items; the hosts' notes; the n items with
+ *   dependencies; the tainted items; the hosts' notes; the listings of
+ *   the walk's directories (u32 n; each a u32 dependency, u32 m and m
+ *   entries, each a u32 type and a str name); the n items with
  *   their own verdicts, to the end (read only by a warm scan in part:
  *   lo_cache_items_read);
  *   u64 checksum of every byte before it (lo_cache_checksum).
@@ -150,6 +152,23 @@ static void put_stat(lo_buf *b, const lo_dep *d)
 	put_u64(b, (uint64_t)d->ctime_ns);
 }
 
+static void put_listings(lo_buf *b, const lo_cache_entry *e)
+{
+	size_t i, j;
+
+	put_u32(b, (uint32_t)e->listing_count);
+	for (i = 0; i < e->listing_count; i++) {
+		const lo_cache_listing *l = &e->listings[i];
+
+		put_u32(b, l->dep);
+		put_u32(b, (uint32_t)l->count);
+		for (j = 0; j < l->count; j++) {
+			put_u32(b, l->entries[j].type);
+			put_str(b, l->entries[j].name);
+		}
+	}
+}
+
 void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f)
 {
 	put_str(b, abs);
@@ -207,6 +226,7 @@ int lo_cache_write(const char *file, const lo_cache_entry *e)
 	for (i = 0; i < e->deps.tainted_count; i++)
 		put_u32(&b, e->deps.tainted[i]);
 	put_strs(&b, e->host_notes, e->host_note_count);
+	put_listings(&b, e);
 	if (e->item_bytes.len)
 		lo_buf_add(&b, e->item_bytes.ptr, e->item_bytes.len);
 	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
@@ -493,6 +513,43 @@ static void get_uses(reader *r, lo_cache_entry *e)
 	e->host_notes = get_strs(r, &e->host_note_count, false);
 }
 
+/* An entry's name as a directory holds it: no path, no "." nor "..". */
+static bool entry_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+/*
+ * The listings: each of a directory of the walk (a dependency in range,
+ * ascending), its entries named as a directory names them, ascending:
+ * the walk goes where they say, so no name may lead elsewhere.
+ */
+static void get_listings(reader *r, lo_cache_entry *e)
+{
+	size_t n = get_count(r, 8), i, j;
+
+	e->listings = lo_xcalloc(n ? n : 1, sizeof(lo_cache_listing));
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_cache_listing *l = &e->listings[e->listing_count++];
+		size_t m;
+
+		l->dep = get_u32(r);
+		r->bad |= l->dep >= e->deps.count || (i && l->dep <= l[-1].dep) ||
+			  !(e->deps.deps[l->dep].use & LO_DEP_WALK);
+		m = r->bad ? 0 : get_count(r, 8);
+		l->entries = lo_xcalloc(m ? m : 1, sizeof(lo_dirent));
+		for (j = 0; j < m && !r->bad; j++) {
+			lo_dirent *d = &l->entries[l->count];
+
+			d->type = (unsigned char)get_enum(r, LO_FT_OTHER + 1);
+			if (!(d->name = get_some_str(r)))
+				break;
+			l->count++;
+			r->bad |= !entry_name_ok(d->name) || (j && strcmp(d->name, d[-1].name) <= 0);
+		}
+	}
+}
+
 int lo_cache_items_read(lo_cache_entry *e)
 {
 	unsigned char *p = (unsigned char *)e->bytes.ptr + e->tail_at;
@@ -500,6 +557,7 @@ int lo_cache_items_read(lo_cache_entry *e)
 	size_t i;
 
 	get_uses(&r, e);
+	get_listings(&r, e);
 	/* as the scan will write them again, and fuzz_cache does */
 	if (!r.bad)
 		lo_buf_add(&e->item_bytes, (const char *)r.p, (size_t)(r.end - r.p));
@@ -596,6 +654,15 @@ int lo_cache_read(lo_cache_entry **out, const char *file)
 	return err < 0 ? lo_error_set(err, "'%s': %s", file, lo_error_last()) : 0;
 }
 
+void lo_cache_listings_free(lo_cache_listing *ls, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		free(ls[i].entries);
+	free(ls);
+}
+
 void lo_cache_entry_free(lo_cache_entry *e)
 {
 	size_t i;
@@ -619,6 +686,7 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	lo_buf_dispose(&e->item_bytes);
 	lo_buf_dispose(&e->bytes);
 	free(e->host_notes);
+	lo_cache_listings_free(e->listings, e->listing_count);
 	free(e);
 }
 

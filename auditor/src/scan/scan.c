@@ -123,12 +123,14 @@ char *lo_scan_rules_path(const lo_scan_result *res, const char *path)
 static int on_entry(const lo_walk_entry *e, void *payload)
 {
 	scan *s = payload;
-
 	/* the build's model asks about a few names too: the tree is walked once */
-	lo_buildsys_finds_add(s->finds, e);
+	bool used = lo_buildsys_finds_add(s->finds, e);
+
 	if (e->err) {
+		used = true;
 		add_item(s, e->worker, e->relpath, e->type, e->err);
 	} else if (lo_rules_is_candidate(s->rules, walk_rules_path(s, e->worker, e->relpath))) {
+		used = true;
 		add_item(s, e->worker, e->relpath, e->type, 0);
 		/*
 		 * The interpreter of a Python extension module takes a process
@@ -145,6 +147,9 @@ static int on_entry(const lo_walk_entry *e, void *payload)
 			free(dir);
 		}
 	}
+	/* what the next scan in part's walk takes from its listing (scan_walk.c) */
+	if (used && lo_deps_recording())
+		lo_scan_walk_used(s, e);
 	return 0;
 }
 
@@ -642,7 +647,7 @@ static int gather_root(scan *s, size_t i)
 	s->build_dirs[i] = lo_buildsys_base_of(s->root);
 	s->tops[i] = lo_buildsys_is_tree(s->build_dirs[i]) ? s->build_dirs[i] : NULL;
 	s->finds = lo_buildsys_finds_new(s->jobs);
-	if ((err = lo_walk_tree(s->root, s->jobs, on_entry, s)) < 0)
+	if ((err = lo_walk_tree_known(s->root, s->jobs, on_entry, lo_scan_walk_known_for(s, i), s)) < 0)
 		return err;
 	gather_items(s);
 	/* one open of the repository for the judging, the build model and the origin */
@@ -692,6 +697,9 @@ void lo_scan_free(scan *s)
 		for (i = 0; i < s->lists[w].count; i++)
 			free(s->lists[w].items[i].abs);
 		free(s->lists[w].items);
+		for (i = 0; i < s->lists[w].listed_count; i++)
+			free(s->lists[w].listed[i].abs);
+		free(s->lists[w].listed);
 		lo_buf_dispose(&s->lists[w].path);
 	}
 	free(s->lists);

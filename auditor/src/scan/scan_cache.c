@@ -255,6 +255,7 @@ static void keep_items(scan *s, lo_cache_entry *e, unsigned char *states)
 	s->kept_at = lo_map_new();
 	for (i = 0; i < e->item_count; i++)
 		lo_map_put(s->kept_at, e->items[i].abs, (void *)(uintptr_t)(i + 1));
+	lo_scan_walk_keep(s);
 }
 
 bool lo_scan_cache_warm(scan *s)
@@ -462,6 +463,7 @@ void lo_scan_cache_free(scan *s)
 	lo_cache_entry_free(s->kept);
 	free(s->kept_states);
 	lo_map_free(s->kept_at, NULL);
+	lo_map_free(s->walk_at, NULL);
 	free(s->kept_slot);
 	free(s->cache_self);
 	lo_buf_dispose(&s->cache_items);
@@ -520,6 +522,7 @@ static void keep(scan *s, lo_deps *deps)
 	size_t r;
 
 	e.host_notes = host_notes(s, &e.host_note_count);
+	e.listings = lo_scan_walk_listings(s, deps, &e.listing_count);
 	e.roots = lo_xcalloc(s->root_count, sizeof(lo_cache_root));
 	copy.notes = notes_kept(s, &copy.note_count, e.roots);
 	for (r = 0; r < s->root_count; r++) {
@@ -536,6 +539,7 @@ static void keep(scan *s, lo_deps *deps)
 	free(copy.notes);
 	free(e.roots);
 	free(e.host_notes);
+	lo_cache_listings_free(e.listings, e.listing_count);
 	free(file);
 }
 
@@ -562,6 +566,7 @@ void lo_scan_cache_keep(scan *s)
 		s->res->cache.partial = true;
 		s->res->cache.kept = atomic_load(&s->kept_count);
 		s->res->cache.judged = s->item_count - s->res->cache.kept;
+		s->res->cache.listed_kept = atomic_load(&s->walk_kept);
 	}
 	if (!lo_deps_recording())
 		return;

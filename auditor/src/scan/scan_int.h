@@ -21,6 +21,7 @@
 #include "leftover/map.h"
 #include "leftover/resolve.h"
 #include "leftover/scan.h"
+#include "leftover/walk.h"
 
 /* What the walk found worth a look. */
 typedef struct item {
@@ -37,6 +38,8 @@ typedef struct item_list {
 	item *items;
 	size_t count, cap;
 	lo_buf path; /* the rule path of the entry at hand, when it must be built */
+	item *listed; /* while recording: the entries the walk used (scan_walk.c) */
+	size_t listed_count, listed_cap;
 } item_list;
 
 typedef struct scan {
@@ -78,6 +81,8 @@ typedef struct scan {
 	unsigned char *kept_slot; /* per item: KEPT its verdict was kept, AGAIN to judge after all */
 	atomic_size_t kept_count;
 	int judge_kept;        /* judging kept ones after all (the hosts said less): 0, or the step */
+	lo_map *walk_at;       /* a directory's path -> index + 1 of its kept listing that stands */
+	atomic_size_t walk_kept; /* the directories given by their kept listings */
 	size_t *origin_note_at; /* per root: where its origin notes went in res->notes */
 	size_t *origin_notes;   /* per root: how many */
 	int64_t *oldest;        /* per root: oldest_item_mtime once asked, -1 until */
@@ -129,6 +134,22 @@ bool lo_scan_cache_take(scan *s, size_t i);
  */
 bool lo_scan_cache_judged(scan *s);
 enum { KEPT = 1, AGAIN = 2 }; /* kept_slot's */
+/*
+ * The walk of a scan in part (scan_walk.c). lo_scan_walk_used: while
+ * recording, entry `e` of the root being walked was used (a candidate, a
+ * find of the build's model, a directory not entered). lo_scan_walk_keep:
+ * the kept listings of directories that stat the same. The walk of root
+ * `root` takes them through lo_scan_walk_known_for's function (payload:
+ * the scan), NULL when there are none or the root's top or build dir is
+ * not the one they were made under. lo_scan_walk_listings: the listings
+ * for the cache, from what the walk used and the directories of `d`;
+ * *count of them, owned.
+ */
+void lo_scan_walk_used(scan *s, const lo_walk_entry *e);
+void lo_scan_walk_keep(scan *s);
+lo_walk_known_fn lo_scan_walk_known_for(const scan *s, size_t root);
+struct lo_cache_listing *lo_scan_walk_listings(const scan *s, const lo_deps *d, size_t *count);
+
 /* Free the scan's cache state. */
 void lo_scan_cache_free(scan *s);
 
