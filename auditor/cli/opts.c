@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "opts.h"
 
 /* The help's option column: "  --format FORMAT" padded to 25 characters, as GNU tools align. */
@@ -79,12 +80,13 @@ static const lo_cli_opt *entry_of(const lo_cli_opts *o, int c)
 	return NULL;
 }
 
-/* Append the entries of a colon-separated list (--library-path), as owned copies. */
+/* Append the entries of a path list (--library-path: ':', on Windows ';'), as owned copies. */
 static void add_library_path(lo_cli_opts *o, const char *list)
 {
+	const char *sep = lo_os_path_list_separator();
 	char *copy = lo_xstrdup(list), *save = NULL, *tok;
 
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+	for (tok = strtok_r(copy, sep, &save); tok; tok = strtok_r(NULL, sep, &save)) {
 		lo_array_grow(&o->library_path, &o->library_path_cap, o->library_path_count + 1,
 			      sizeof(char *));
 		o->library_path[o->library_path_count++] = lo_xstrdup(tok);

@@ -59,8 +59,8 @@ enum {
 	{ "host", 0, LO_CLI_OPT_HOST, "PATH", NULL,                                               \
 	  "program that loads the other shared objects\n(default: a plain C program)" },         \
 	{ "library-path", 0, LO_CLI_OPT_LIBRARY_PATH, "DIRS", NULL,                               \
-	  "colon-separated directories standing for LD_LIBRARY_PATH\n"                           \
-	  "(the tool's own environment is never used)" },                                        \
+	  "directories standing for LD_LIBRARY_PATH, separated by ':'\n"                        \
+	  "(';' on Windows); the tool's own environment is never used" },                        \
 	{ "sysroot", 0, LO_CLI_OPT_SYSROOT, "DIR", NULL,                                          \
 	  "judge against this root (a container's filesystem, a\n"                               \
 	  "cross sysroot): the loader's absolute paths are read in it" },                         \

@@ -72,6 +72,20 @@ static void test_separators(void **state)
 			 LO_PATH_HOST == LO_PATH_WINDOWS ? strrchr(mixed, '\\') : strrchr(mixed, '/'));
 }
 
+/* A list of paths splits at ';' on Windows, where "C:\\x" holds a ':'. */
+static void test_list_separator(void **state)
+{
+	char list[] = "C:\\a b;D:/c", *save = NULL;
+	const char *sep = lo_os_path_list_separator_in(LO_PATH_WINDOWS);
+
+	(void)state;
+	assert_string_equal(strtok_r(list, sep, &save), "C:\\a b");
+	assert_string_equal(strtok_r(NULL, sep, &save), "D:/c");
+	assert_null(strtok_r(NULL, sep, &save));
+	assert_string_equal(lo_os_path_list_separator_in(LO_PATH_POSIX), ":");
+	assert_string_equal(lo_os_path_list_separator(), LO_PATH_HOST == LO_PATH_WINDOWS ? ";" : ":");
+}
+
 static void test_name_cmp(void **state)
 {
 	(void)state;
@@ -94,6 +108,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_is_absolute),
 		cmocka_unit_test(test_separators),
+		cmocka_unit_test(test_list_separator),
 		cmocka_unit_test(test_name_cmp),
 	};
 

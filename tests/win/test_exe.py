@@ -13,7 +13,9 @@ under Wine, in the build's one prefix:
     build's scan of it but for the root's spelling, and the stale verdict
     is held against ninja;
   - clean moves the stale DLL into the quarantine, restore brings it back
-    byte for byte.
+    byte for byte;
+  - --library-path takes Windows' list, "Z:\\a;C:\\b": the DLL the .pyd
+    lacks is found in the second directory.
 """
 import json
 import os
@@ -122,6 +124,20 @@ def test_exe_scans_cleans_and_restores_as_the_linux_build():
     r = wine(exe, "restore", ".", cwd=root)
     assert r.returncode == 0, r
     assert (root / "out" / "libold.dll").read_bytes() == old, r
+
+    # --library-path as a Windows user writes it, ';' between the entries, each
+    # with its drive's ':' (cut at ':', C:\leftover-exe-side would be the path
+    # \leftover-exe-side on the current drive, Z:): libgone.dll, gone from the
+    # tree, is found on C:
+    side = Path(wine_env()["WINEPREFIX"]) / "drive_c" / "leftover-exe-side"
+    shutil.rmtree(side, ignore_errors=True)
+    side.mkdir(parents=True)
+    lotest.run([CC, "-shared", "-o", side / "libgone.dll", root / "gone.c"])
+    dirs = windows_path(root) + ";C:\\leftover-exe-side"
+    r = lotest.Scan(wine(exe, "scan", "--format", "json", "--library-path", dirs,
+                         windows_path(root)))
+    assert r.file("out/lost.cp311-win_amd64.pyd")["verdict"] == "ok", r
+    shutil.rmtree(side)
 
     lotest.assert_stale_not_rebuilt(win, root, ["ninja", "-j1"])
 

@@ -154,6 +154,21 @@ char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path);
 /* Two file names compared as the file system does: <0, 0, >0 as strcmp. */
 int lo_os_path_name_cmp_in(lo_path_syntax syntax, const char *a, const char *b);
 
+/*
+ * The separator of a list of paths (PATH, --library-path) as a strtok_r
+ * delimiter: ":" on POSIX; ";" on Windows, where ':' follows a drive letter
+ * ("C:\\x;D:\\y").
+ */
+static inline const char *lo_os_path_list_separator_in(lo_path_syntax syntax)
+{
+	return syntax == LO_PATH_WINDOWS ? ";" : ":";
+}
+
+static inline const char *lo_os_path_list_separator(void)
+{
+	return lo_os_path_list_separator_in(LO_PATH_HOST);
+}
+
 static inline bool lo_os_path_is_separator(char c) { return lo_os_path_is_separator_in(LO_PATH_HOST, c); }
 static inline bool lo_os_path_is_absolute(const char *path)
 {

@@ -39,13 +39,13 @@ char *lo_hosts_cmake_python(const char *build_dir)
 
 char *lo_hosts_on_path(const char *name)
 {
-	const char *env = getenv("PATH");
+	const char *env = getenv("PATH"), *sep = lo_os_path_list_separator();
 	char *copy, *save = NULL, *dir, *hit = NULL;
 
 	if (!env)
 		return NULL;
 	copy = lo_xstrdup(env);
-	for (dir = strtok_r(copy, ":", &save); dir && !hit; dir = strtok_r(NULL, ":", &save)) {
+	for (dir = strtok_r(copy, sep, &save); dir && !hit; dir = strtok_r(NULL, sep, &save)) {
 		lo_buf b = LO_BUF_INIT;
 
 		lo_buf_printf(&b, "%s/%s", *dir ? dir : ".", name);

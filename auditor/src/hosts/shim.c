@@ -100,13 +100,13 @@ bool lo_shim_is_program(const char *path)
 
 char *lo_shim_system_program(const char *shims, const char *name)
 {
-	const char *env = getenv("PATH"), *home = getenv("HOME");
+	const char *env = getenv("PATH"), *home = getenv("HOME"), *sep = lo_os_path_list_separator();
 	char *copy, *save = NULL, *dir, *hit = NULL;
 
 	if (!env)
 		return NULL;
 	copy = lo_xstrdup(env);
-	for (dir = strtok_r(copy, ":", &save); dir && !hit; dir = strtok_r(NULL, ":", &save)) {
+	for (dir = strtok_r(copy, sep, &save); dir && !hit; dir = strtok_r(NULL, sep, &save)) {
 		lo_buf b = LO_BUF_INIT;
 
 		/* `~` is taken for $HOME to compare, but only an absolute entry is searched */

@@ -37,7 +37,7 @@ static char *search_path(const char *name)
 	struct stat st;
 
 	for (; p && !found; p = *end ? end + 1 : NULL) {
-		end = p + strcspn(p, ":");
+		end = p + strcspn(p, lo_os_path_list_separator());
 		lo_buf_clear(&b);
 		if (end == p)
 			lo_buf_putc(&b, '.');
