@@ -26,7 +26,8 @@
  * ERROR_ACCESS_DENIED, returned as EBUSY so that clean reports it and
  * moves on), os/proc_win.c (lo_os_self_exe from GetModuleFileNameW; no
  * resident-memory reading: Windows does not tell file pages apart),
- * os/lock_win.c (LockFileEx); sysroot_posix.c serves it as it is. The rest
+ * os/lock_win.c (LockFileEx), os/sysdll_win.c (System32, for the PE
+ * loader model); sysroot_posix.c serves it as it is. The rest
  * of the code stays written against POSIX: os/posix_win.h, included
  * before every file of that build, declares what MinGW lacks (openat and
  * the other *at calls over a table of directory paths, stat with
@@ -182,6 +183,14 @@ static inline int lo_os_path_name_cmp(const char *a, const char *b)
 {
 	return lo_os_path_name_cmp_in(LO_PATH_HOST, a, b);
 }
+
+/*
+ * Windows' directory of system DLLs, the one its loader takes them from:
+ * System32, or SysWOW64 for a 32-bit process on a 64-bit Windows (wow64;
+ * System32 where there is none). UTF-8 with '/', kept until exit; NULL off
+ * Windows (os/sysdll.c), where the loader model stands Wine's PE DLLs in.
+ */
+const char *lo_os_system_dll_dir(bool wow64);
 
 /* pipe(2) with both ends close-on-exec. Returns 0 or -1 with errno set. */
 int lo_os_pipe(int fds[2]);

@@ -79,7 +79,10 @@ uint16_t lo_winload_machine(const lo_winload *w);
 /* The DLL an API-set name stands for ("api-ms-win-crt-runtime-l1-1-0.dll"), or NULL. */
 const char *lo_winload_api_set_host(const char *name);
 
-/* The first system-directory stand-in for `machine` present here, or NULL. */
-const char *lo_winload_system_dir(uint16_t machine);
+/*
+ * System32 for a process of `machine`: Windows' own (os.h), else the first
+ * stand-in for it present here (*stand_in set), else NULL.
+ */
+const char *lo_winload_system_dir(uint16_t machine, bool *stand_in);
 
 #endif

@@ -27,8 +27,10 @@
  *    the load with 127, naming DLL and import.
  *  - The delay-load directory is bound by the module's own code on first
  *    call: a note, never a failure.
- * Off Windows, System32 is stood in for by Wine's PE DLLs (they carry
- * Windows' export names), read here like any other DLL; a note says so.
+ * System32 is Windows' own on Windows (under Wine, the prefix's, which
+ * holds Wine's PE DLLs). Off Windows it is stood in for by Wine's PE DLLs
+ * (they carry Windows' export names), read here like any other DLL; a
+ * note says so.
  * Not modelled: side-by-side manifests, .local redirection, SetDllDirectory,
  * DLLs loaded by the module's own DllMain, bound imports.
  */
@@ -394,6 +396,7 @@ int lo_winload_run(lo_winload **out, const lo_winload_env *env, const char *path
 	lo_winload *w;
 	const lo_pe *pe;
 	const char *slash = strrchr(path, '/');
+	bool stand_in;
 	int err;
 
 	*out = NULL;
@@ -403,7 +406,7 @@ int lo_winload_run(lo_winload **out, const lo_winload_env *env, const char *path
 	w->env = *env;
 	w->machine = env->machine;
 	w->load_dir = slash ? lo_xstrndup(path, (size_t)(slash - path)) : lo_xstrdup(".");
-	w->sysdir = lo_winload_system_dir(env->machine);
+	w->sysdir = lo_winload_system_dir(env->machine, &stand_in);
 	*out = w;
 	if (lo_pe_machine(pe) != env->machine) {
 		const char *m = lo_pe_machine_str(lo_pe_machine(pe));
@@ -418,7 +421,7 @@ int lo_winload_run(lo_winload **out, const lo_winload_env *env, const char *path
 	preload(w);
 	w->module = w->image_count;
 	add_image(w, path, lo_xstrdup(path), pe);
-	if (w->sysdir_used)
+	if (w->sysdir_used && stand_in)
 		add_note(w, lo_resolve_fmt("System32 stood in for by Wine's PE DLLs in %s", w->sysdir));
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "leftover/os.h"
 #include "leftover/pe.h"
 #include "leftover/winload.h"
 #include "loader/winload_int.h"
@@ -99,11 +100,15 @@ bool lo_winload_known_dll(const char *name)
 	return false;
 }
 
-const char *lo_winload_system_dir(uint16_t machine)
+const char *lo_winload_system_dir(uint16_t machine, bool *stand_in)
 {
+	const char *own = lo_os_system_dll_dir(machine == LO_PE_MACHINE_I386);
 	struct stat st;
 	size_t i, j;
 
+	*stand_in = !own;
+	if (own)
+		return own;
 	for (i = 0; i < COUNT(system_dirs); i++) {
 		if (system_dirs[i].machine != machine)
 			continue;
