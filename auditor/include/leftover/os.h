@@ -152,7 +152,10 @@ static inline bool lo_os_path_is_separator_in(lo_path_syntax syntax, char c)
 bool lo_os_path_is_absolute_in(lo_path_syntax syntax, const char *path);
 /* The last separator in path, or NULL: strrchr(path, '/') (and its char *) in this syntax. */
 char *lo_os_path_last_separator_in(lo_path_syntax syntax, const char *path);
-/* Two file names compared as the file system does: <0, 0, >0 as strcmp. */
+/*
+ * Two file names compared as the file system does: <0, 0, >0 as strcmp.
+ * The PE loader model compares DLL names in Windows' syntax on any system.
+ */
 int lo_os_path_name_cmp_in(lo_path_syntax syntax, const char *a, const char *b);
 
 /*
@@ -178,10 +181,6 @@ static inline bool lo_os_path_is_absolute(const char *path)
 static inline char *lo_os_path_last_separator(const char *path)
 {
 	return lo_os_path_last_separator_in(LO_PATH_HOST, path);
-}
-static inline int lo_os_path_name_cmp(const char *a, const char *b)
-{
-	return lo_os_path_name_cmp_in(LO_PATH_HOST, a, b);
 }
 
 /*

@@ -40,11 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "leftover/buf.h"
 #include "leftover/error.h"
+#include "leftover/os.h"
 #include "leftover/pe.h"
 #include "leftover/winload.h"
 #include "loader/resolve_int.h"
@@ -179,7 +179,7 @@ static char *find_in_dir(const char *dir, const char *name)
 		return NULL;
 	path = NULL;
 	while (!path && (de = readdir(d)))
-		if (!strcasecmp(de->d_name, name))
+		if (!lo_os_path_name_cmp_in(LO_PATH_WINDOWS, de->d_name, name))
 			path = lo_resolve_fmt("%s/%s", dir, de->d_name);
 	closedir(d);
 	return path;

@@ -95,7 +95,7 @@ bool lo_winload_known_dll(const char *name)
 	size_t i;
 
 	for (i = 0; i < COUNT(known_dlls); i++)
-		if (!strcasecmp(name, known_dlls[i]))
+		if (!lo_os_path_name_cmp_in(LO_PATH_WINDOWS, name, known_dlls[i]))
 			return true;
 	return false;
 }
