@@ -11,8 +11,9 @@
  *   os/fs_{linux,posix}.c       directory streams (walk.h), rename without
  *                               replacing, the flag that opens a path only
  *   os/proc_{linux,posix}.c     the process: its own program, pipes, its
- *                               memory (resident size, heap, page drops),
- *                               the shared locks (lock.h)
+ *                               memory (heap, page drops), the shared
+ *                               locks (lock.h)
+ *   os/resident_{linux,posix}.c its resident memory (posix: none to read)
  *   os/sysroot_{linux,posix}.c  opening paths inside another root (sysroot.h)
  *
  * and os/walk.c, os/fmap.c, os/lock.c and os/path.c (path syntax) are
@@ -24,11 +25,11 @@
  * replacing as MoveFileExW without MOVEFILE_REPLACE_EXISTING, a file held
  * by another process without sharing delete, ERROR_SHARING_VIOLATION or
  * ERROR_ACCESS_DENIED, returned as EBUSY so that clean reports it and
- * moves on), os/proc_win.c (lo_os_self_exe from GetModuleFileNameW; no
- * resident-memory reading: Windows does not tell file pages apart),
+ * moves on), os/proc_win.c (lo_os_self_exe from GetModuleFileNameW),
  * os/lock_win.c (LockFileEx), os/sysdll_win.c (System32, for the PE
- * loader model); sysroot_posix.c serves it as it is. The rest
- * of the code stays written against POSIX: os/posix_win.h, included
+ * loader model); sysroot_posix.c and resident_posix.c (no resident-memory
+ * reading: Windows does not tell file pages apart) serve it as they are.
+ * The rest of the code stays written against POSIX: os/posix_win.h, included
  * before every file of that build, declares what MinGW lacks (openat and
  * the other *at calls over a table of directory paths, stat with
  * st_mtim, mmap, fnmatch, glob, ...) and os/posix_win.c and

@@ -1,7 +1,8 @@
 /*
  * proc_linux.c - the process-wide calls of os.h and lock.h, Linux's body
- * (glibc's): /proc/self for the program and its memory, pipe2,
- * process_madvise, glibc's heap knobs and adaptive mutexes.
+ * (glibc's): /proc/self/exe for the program, pipe2, process_madvise,
+ * glibc's heap knobs and adaptive mutexes. Its resident memory:
+ * resident_linux.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +10,6 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -41,31 +41,6 @@ void lo_os_args(int *argc, char ***argv)
 void lo_os_set_argv0(const char *argv0) { (void)argv0; }
 
 int lo_os_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
-
-/* Kept open: one pread a look, about a microsecond (resolve_int.h counts the looks). */
-int lo_os_resident_open(void) { return open("/proc/self/statm", O_RDONLY | O_CLOEXEC); }
-
-void lo_os_resident_close(int handle)
-{
-	if (handle >= 0)
-		close(handle);
-}
-
-bool lo_os_resident(int handle, size_t *anon, size_t *file)
-{
-	char buf[128];
-	unsigned long long size, pages, shared;
-	ssize_t len = pread(handle, buf, sizeof(buf) - 1, 0);
-
-	if (len <= 0)
-		return false;
-	buf[len] = '\0';
-	if (sscanf(buf, "%llu %llu %llu", &size, &pages, &shared) != 3 || shared > pages)
-		return false;
-	*anon = (size_t)(pages - shared) * (size_t)sysconf(_SC_PAGESIZE);
-	*file = (size_t)shared * (size_t)sysconf(_SC_PAGESIZE);
-	return true;
-}
 
 void lo_os_heap_tune(size_t threshold) { mallopt(M_TRIM_THRESHOLD, (int)threshold); }
 void lo_os_heap_trim(void) { malloc_trim(0); }

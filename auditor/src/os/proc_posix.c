@@ -1,8 +1,7 @@
 /*
  * proc_posix.c - the process-wide calls of os.h and lock.h in plain POSIX,
- * where a process cannot read its resident memory (that says so, and its
- * callers do without) and names its own program only through its argv[0]
- * (macOS through dyld).
+ * where a process names its own program only through its argv[0] (macOS
+ * through dyld). Its resident memory: resident_posix.c.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -105,16 +104,6 @@ int lo_os_pipe(int fds[2])
 	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 	return 0;
-}
-
-int lo_os_resident_open(void) { return -1; }
-void lo_os_resident_close(int handle) { (void)handle; }
-
-bool lo_os_resident(int handle, size_t *anon, size_t *file)
-{
-	(void)handle;
-	*anon = *file = 0;
-	return false;
 }
 
 void lo_os_heap_tune(size_t threshold) { (void)threshold; }

@@ -55,21 +55,6 @@ int lo_os_pipe(int fds[2])
 	return _pipe(fds, 65536, _O_BINARY | _O_NOINHERIT);
 }
 
-/*
- * Windows tells a process's working set (GetProcessMemoryInfo) but not
- * how much of it is file pages, which the resolver's budget weighs apart:
- * none, as on plain POSIX.
- */
-int lo_os_resident_open(void) { return -1; }
-void lo_os_resident_close(int handle) { (void)handle; }
-
-bool lo_os_resident(int handle, size_t *anon, size_t *file)
-{
-	(void)handle;
-	*anon = *file = 0;
-	return false;
-}
-
 /* The C runtime's heap has no threshold to tune; _heapmin gives its free blocks back. */
 void lo_os_heap_tune(size_t threshold) { (void)threshold; }
 void lo_os_heap_trim(void) { _heapmin(); }
