@@ -103,7 +103,7 @@ static const char *done_word(const lo_clean_action *a, const lo_clean_opts *opts
 static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_result *cr,
 		       const lo_clean_opts *opts, const char *dir, bool verbose, bool quiet)
 {
-	size_t i, j, left = 0, moved = 0, removed = 0, planned = 0;
+	size_t i, j, left = 0, moved = 0, removed = 0, planned = 0, once;
 	uint64_t moved_bytes = 0, removed_bytes = 0, planned_bytes = 0;
 	const lo_file *unjudged = NULL;
 	char size[32];
@@ -127,12 +127,14 @@ static void write_text(FILE *out, const lo_scan_result *res, const lo_clean_resu
 		case LO_CLEAN_PLANNED:
 		case LO_CLEAN_MOVED:
 		case LO_CLEAN_REMOVED:
-			moved += a->status == LO_CLEAN_MOVED;
-			moved_bytes += a->status == LO_CLEAN_MOVED ? a->size : 0;
-			removed += a->status == LO_CLEAN_REMOVED;
-			removed_bytes += a->status == LO_CLEAN_REMOVED ? a->size : 0;
-			planned += a->status == LO_CLEAN_PLANNED;
-			planned_bytes += a->status == LO_CLEAN_PLANNED ? a->size : 0;
+			/* a file's other names are that file: counted once */
+			once = a->another_name ? 0 : 1;
+			moved += a->status == LO_CLEAN_MOVED ? once : 0;
+			moved_bytes += a->status == LO_CLEAN_MOVED ? once * a->size : 0;
+			removed += a->status == LO_CLEAN_REMOVED ? once : 0;
+			removed_bytes += a->status == LO_CLEAN_REMOVED ? once * a->size : 0;
+			planned += a->status == LO_CLEAN_PLANNED ? once : 0;
+			planned_bytes += a->status == LO_CLEAN_PLANNED ? once * a->size : 0;
 			if (a->error) /* a link that could not go with the file */
 				lo_cli_error("%s", a->error);
 			if (!verbose && !opts->dry_run)

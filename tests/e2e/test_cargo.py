@@ -6,8 +6,11 @@ no crates.io), target/debug/libbeta.so and its hard link
 target/debug/deps/libbeta.so stay behind. leftover reads the workspace's
 Cargo.toml, each member's [lib] and the dep-info files, never running cargo:
 libbeta.so is stale, reported once (one file, two links), alpha is live,
-and the rebuild holds the verdict.
+and the rebuild holds the verdict. clean moves, and clean --delete unlinks,
+both names, and counts one file, its bytes once.
 """
+import os
+
 import lotest
 
 MEMBER = """[package]
@@ -86,18 +89,48 @@ def test_dropped_crate_stale_once():
     assert "tree %s (cargo): staleness from" % (ws / "target") in t.stdout, t.stdout
 
 
+def human(n):
+    """A size as clean's summary writes it."""
+    return "%.1f MiB" % (n / 1048576) if n >= 1048576 else \
+        "%.1f KiB" % (n / 1024) if n >= 1024 else "%d bytes" % n
+
+
 def test_clean_moves_both_links():
-    """One clean moves the file by both its links: the next scan finds nothing;
-    restore puts both back, still one file."""
+    """One clean moves the file by both its links, one file in the summary (its
+    bytes once): the next scan finds nothing; restore puts both back, still one file."""
     ws, _ = tree()
     a, b = ws / "target/debug/libbeta.so", ws / "target/debug/deps/libbeta.so"
+    size = a.stat().st_size
     c = lotest.leftover("clean", ws)
     assert c.returncode == 0, c
     assert not a.exists() and not b.exists(), c.stdout
+    assert "moved 1 file (%s) to " % human(size) in c.stdout, c.stdout
     after = lotest.scan(ws)
     assert after.rc == 0 and not lotest.stale_paths(after), after
     assert lotest.leftover("restore", ws).returncode == 0
     assert a.stat().st_ino == b.stat().st_ino, "restore did not put both links back"
+
+
+def test_delete_removes_both_names_once():
+    """--delete unlinks both names of the stale file (the first unlink is no
+    change to the second name's file) and counts one file, its bytes once.
+    A third name outside the tree keeps the file, to put both back after."""
+    ws, _ = tree()
+    a, b = ws / "target/debug/libbeta.so", ws / "target/debug/deps/libbeta.so"
+    keep = ws.parent / "libbeta.so.kept"
+    keep.unlink(missing_ok=True)
+    os.link(a, keep)
+    size = a.stat().st_size
+    c = lotest.leftover("clean", "--delete", ws)
+    assert c.returncode == 0, c
+    assert not a.exists() and not b.exists(), c
+    assert "deleted 1 file (%s)\n" % human(size) in c.stdout, c.stdout
+    assert (ws / "target/debug/libalpha.so").exists()
+    after = lotest.scan(ws)
+    assert after.rc == 0 and not lotest.stale_paths(after), after
+    os.link(keep, a)
+    os.link(keep, b)
+    keep.unlink()
 
 
 def test_stale_not_rebuilt():

@@ -98,6 +98,11 @@ typedef struct lo_clean_action {
 	lo_clean_status status;
 	bool remove;  /* unlinked rather than quarantined (--delete or a rule) */
 	uint64_t size;
+	/*
+	 * Another name (hard link) of a file an earlier action did the same to:
+	 * one file, counted there, its bytes once (lo_clean_result's bytes too).
+	 */
+	bool another_name;
 	char *error; /* owned, or NULL; also set when the file went but a link of it stayed */
 	/*
 	 * The symlinks that went with the file (planned, in a dry run): relative
@@ -115,7 +120,7 @@ typedef struct lo_clean_result {
 	size_t action_count, action_cap;
 	size_t done, failed, tracked, kept; /* moved or removed; failed; tracked; kept by a rule */
 	bool interrupted;             /* opts->stop was set: files were left in place */
-	uint64_t bytes;               /* size of what was moved or removed */
+	uint64_t bytes;               /* size of what was moved or removed, each file once */
 } lo_clean_result;
 
 /*

@@ -451,10 +451,21 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		goto out;
 	}
 	if (pl->act->remove) {
+		/* held open across the unlink to read the ctime it leaves (other_names_of) */
+		int fd = st.st_nlink > 1 ? LO_RETRY(openat(lo_dpath_dirfd(&src), lo_dpath_name(&src),
+							   lo_os_open_path | O_NOFOLLOW | O_CLOEXEC))
+					 : -1;
+
 		if (LO_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src), 0)) < 0) {
 			fail(res, pl->act, "cannot remove '%s'", path, errno);
+			if (fd >= 0)
+				close(fd);
 			goto out;
 		}
+		if (fd >= 0 && fstat(fd, &st) == 0)
+			pl->st.st_ctim = st.st_ctim;
+		if (fd >= 0)
+			close(fd);
 		pl->act->status = LO_CLEAN_REMOVED;
 	} else {
 		lo_dpath_init(&dst, path);
@@ -494,7 +505,6 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		pl->st.st_ctim = st.st_ctim; /* the rename's: another link of it shows the same */
 	}
 	res->done++;
-	res->bytes += pl->act->size;
 	move_links(rootfd, stampfd, pl);
 	lo_dpath_prune(&src);
 out:
@@ -702,20 +712,46 @@ static int take_lock(const char *root, const lo_clean_opts *opts, int rootfd, in
 }
 
 /*
- * Moving a file changes its inode's ctime, which every other hard link of
- * it shows: a link planned later would look replaced. The change was ours,
- * so those plans take the ctime the move left.
+ * Moving or unlinking a file changes its inode's ctime, which every other
+ * hard link of it shows: a link planned later would look replaced. The
+ * change was ours, so those plans take the ctime the move or unlink left.
  */
-static void moved_link(plan *plans, size_t i, size_t n)
+static void other_names_of(plan *plans, size_t i, size_t n)
 {
 	size_t j;
 
-	if (plans[i].act->status != LO_CLEAN_MOVED || plans[i].st.st_nlink < 2)
+	if ((plans[i].act->status != LO_CLEAN_MOVED && plans[i].act->status != LO_CLEAN_REMOVED) ||
+	    plans[i].st.st_nlink < 2)
 		return;
 	for (j = i + 1; j < n; j++)
 		if (plans[j].act->status == LO_CLEAN_PLANNED &&
 		    plans[j].st.st_dev == plans[i].st.st_dev && plans[j].st.st_ino == plans[i].st.st_ino)
 			plans[j].st.st_ctim = plans[i].st.st_ctim;
+}
+
+/*
+ * A hard link of a file an earlier action did the same to (moved, removed,
+ * planned) is that file under another name (scan.c merges the stale links
+ * of one file): the summary counts it, and its bytes, once.
+ */
+static void count_once(lo_clean_result *res, const plan *plans, size_t n)
+{
+	size_t i, j;
+
+	res->bytes = 0;
+	for (i = 0; i < n; i++) {
+		lo_clean_action *a = plans[i].act;
+
+		if (a->status != LO_CLEAN_MOVED && a->status != LO_CLEAN_REMOVED &&
+		    a->status != LO_CLEAN_PLANNED)
+			continue;
+		for (j = 0; j < i && plans[i].st.st_nlink > 1 && !a->another_name; j++)
+			a->another_name = plans[j].act->status == a->status &&
+					  plans[j].st.st_dev == plans[i].st.st_dev &&
+					  plans[j].st.st_ino == plans[i].st.st_ino;
+		if (!a->another_name && a->status != LO_CLEAN_PLANNED)
+			res->bytes += a->size;
+	}
 }
 
 /* The files acted on: the scan's, then the other hard links of stale ones (scan.h). */
@@ -817,7 +853,7 @@ int lo_clean_run(lo_clean_result **out, const lo_scan_result *scan, const lo_cle
 		}
 		if (plans[i].act->status == LO_CLEAN_PLANNED) {
 			act_on(res, opts, rootfd, stampfd, &plans[i]);
-			moved_link(plans, i, res->action_count);
+			other_names_of(plans, i, res->action_count);
 		}
 	}
 out:
@@ -841,6 +877,7 @@ out:
 		close(dotfd);
 	}
 	close(rootfd);
+	count_once(res, plans, res->action_count);
 	for (i = 0; i < res->action_count; i++) {
 		while (plans[i].link_count)
 			free(plans[i].links[--plans[i].link_count].path);
