@@ -191,6 +191,30 @@ static void test_self_exe_from_argv0(void **state)
 	}
 }
 
+/* The same file, unchanged: a second stat of it; not after a chmod, nor another file. */
+static void test_same_file(void **state)
+{
+	char a[4200], b[4200];
+	struct stat first, again, other;
+
+	(void)state;
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	sh("echo x > '%s' && echo x > '%s'", a, b);
+	assert_int_equal(stat(a, &first), 0);
+	assert_int_equal(stat(a, &again), 0);
+	assert_int_equal(stat(b, &other), 0);
+	assert_true(lo_os_same_file(&first, &again));
+	assert_false(lo_os_same_file(&first, &other));
+	/* the ctime moves on a chmod, whatever the clock's resolution: wait for it to tick */
+	do {
+		assert_int_equal(chmod(a, 0600), 0);
+		assert_int_equal(stat(a, &again), 0);
+	} while (again.st_ctim.tv_sec == first.st_ctim.tv_sec &&
+		 again.st_ctim.tv_nsec == first.st_ctim.tv_nsec && !usleep(1000));
+	assert_false(lo_os_same_file(&first, &again));
+}
+
 static void test_string_helpers(void **state)
 {
 	const char *s = "a/b/c";
@@ -215,6 +239,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dirstream_lists_entries, setup, teardown),
 		cmocka_unit_test(test_pipe_is_close_on_exec),
 		cmocka_unit_test_setup_teardown(test_self_exe_from_argv0, setup_self, teardown_self),
+		cmocka_unit_test_setup_teardown(test_same_file, setup, teardown),
 		cmocka_unit_test(test_string_helpers),
 	};
 

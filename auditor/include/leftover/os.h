@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /*
  * Make a call again while a signal interrupts it (EINTR: NFS, FUSE, a
@@ -191,6 +192,20 @@ static inline char *lo_os_path_last_separator(const char *path)
  * Windows (os/sysdll.c), where the loader model stands Wine's PE DLLs in.
  */
 const char *lo_os_system_dll_dir(bool wow64);
+
+/*
+ * Is `b` the file `a` was, unchanged? The same inode (device, number) with
+ * the same size, mtime and ctime: an inode number is reused at once on
+ * most file systems, and a write, a chmod, a rename or a new link each
+ * moves the ctime, which no program can set back (touch sets the mtime).
+ * The ELF reader's stamp (lo_elf_stamp) keeps the same five of a mapping.
+ */
+static inline bool lo_os_same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
 
 /* pipe(2) with both ends close-on-exec. Returns 0 or -1 with errno set. */
 int lo_os_pipe(int fds[2]);

@@ -320,11 +320,6 @@ static bool all_as_indexed(walk *w, size_t entries)
 	return !atomic_load(&w->doubt);
 }
 
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 bool lo_git_worktree_as_indexed(git_repository *repo, git_index *index, const char *workdir)
 {
 	walk w = { .repo = repo, .checks_left = LO_WORKTREE_IGNORE_CHECKS, .rel = LO_BUF_INIT };
@@ -339,8 +334,7 @@ bool lo_git_worktree_as_indexed(git_repository *repo, git_index *index, const ch
 	 * the entries are the ones written at that time.
 	 */
 	if (!path || stat(path, &before) < 0 || git_index_read(index, 0) < 0 ||
-	    stat(path, &after) < 0 || !same_time(&before.st_mtim, &after.st_mtim) ||
-	    before.st_size != after.st_size || before.st_ino != after.st_ino ||
+	    stat(path, &after) < 0 || !lo_os_same_file(&before, &after) ||
 	    !(n = git_index_entrycount(index)))
 		return false;
 	w.written = after.st_mtim;

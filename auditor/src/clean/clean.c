@@ -3,7 +3,7 @@
  *
  * Two phases. Planning opens each file's directories from the root by
  * descriptor, stats the file without following it, hashes it and records
- * its identity (device, inode, size, ctime); files tracked in git are left out. The
+ * its identity (lo_os_same_file); files tracked in git are left out. The
  * manifest of the whole plan is then written and fsynced into the new
  * quarantine set before the first rename, which is what makes any
  * interruption recoverable: a file is either still in place or already
@@ -172,13 +172,6 @@ void lo_clean_mark_scan(struct timespec *t)
 		nanosleep(&nap, NULL);
 		clock_gettime(CLOCK_REALTIME_COARSE, t);
 	} while (t->tv_sec == start.tv_sec && t->tv_nsec == start.tv_nsec);
-}
-
-/* One file, unchanged? An inode number is reused at once on most file systems: ctime and size tell apart. */
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 /* Did the inode of st change at or after `since` (when set)? */
@@ -401,7 +394,7 @@ static void move_links(int rootfd, int stampfd, plan *pl)
 		if (lo_dpath_open(&src, rootfd, false) < 0 ||
 		    LO_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
 					       AT_SYMLINK_NOFOLLOW)) < 0 ||
-		    !same_file(&st, &pl->links[j].st)) {
+		    !lo_os_same_file(&st, &pl->links[j].st)) {
 			link_stays(pl, j, "left link '%s' to '%s' alone: it changed after the scan", 0);
 		} else if (pl->act->remove) {
 			if ((rc = LO_RETRY(unlinkat(lo_dpath_dirfd(&src), lo_dpath_name(&src),
@@ -446,7 +439,7 @@ static void act_on(lo_clean_result *res, const lo_clean_opts *opts, int rootfd, 
 		goto out;
 	}
 	if (LO_RETRY(fstatat(lo_dpath_dirfd(&src), lo_dpath_name(&src), &st,
-				       AT_SYMLINK_NOFOLLOW)) < 0 || !same_file(&st, &pl->st)) {
+				       AT_SYMLINK_NOFOLLOW)) < 0 || !lo_os_same_file(&st, &pl->st)) {
 		fail(res, pl->act, "left '%s' alone: it was replaced after the scan", path, 0);
 		goto out;
 	}
