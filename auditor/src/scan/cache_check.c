@@ -24,7 +24,7 @@
  * scale 1: the kernel's path lookup (a fifth of a warm scan's time) is
  * mostly the last component's, which no opened directory saves, and a
  * sort of the whole list costs what the batches' sorts do on one thread;
- * the warm scan takes some 5 % less (docs/performance.md).
+ * a warm scan takes 1 to 5 % less CPU (docs/performance.md).
  */
 #include <fcntl.h>
 #include <pthread.h>
