@@ -44,6 +44,12 @@
 #define CHECK_BATCH 256
 /* Open a subdirectory of a batch when this many of it are under it (measured: 16 to 64 alike). */
 #define OPEN_AT_LEAST 32
+/*
+ * Directories open at once under a batch's, at most: the stack and the
+ * descriptors stay bounded whatever the paths (a cache is a file: "./"
+ * a million times is a path it may hold); below, relative to the deepest.
+ */
+#define OPEN_DEPTH_MAX 64
 
 typedef struct check {
 	const lo_cache_entry *e;
@@ -134,11 +140,12 @@ static size_t component_len(const char *rel, bool *last)
 
 /*
  * order[lo, hi), whose paths all start with the `plen` bytes that name
- * the directory open as `dirfd` (a separator last): each statted relative
- * to it, or to a subdirectory opened when OPEN_AT_LEAST of them are under it.
+ * the directory open as `dirfd` (a separator last), `depth` below the
+ * batch's: each statted relative to it, or to a subdirectory opened when
+ * OPEN_AT_LEAST of them are under it.
  */
-static void check_under(check *c, const lo_dep **order, int dirfd, size_t plen, size_t lo,
-			size_t hi)
+static void check_under(check *c, const lo_dep **order, int dirfd, size_t plen, unsigned depth,
+			size_t lo, size_t hi)
 {
 	while (lo < hi && (c->states || !atomic_load_explicit(&c->changed, memory_order_relaxed))) {
 		const char *rel = order[lo]->path + plen;
@@ -155,7 +162,7 @@ static void check_under(check *c, const lo_dep **order, int dirfd, size_t plen, 
 			/* sorted: what lies under rel's first directory comes together */
 			while (end < hi && !strncmp(order[end]->path + plen, rel, n + 1))
 				end++;
-			if (end - lo < OPEN_AT_LEAST) {
+			if (end - lo < OPEN_AT_LEAST || depth == OPEN_DEPTH_MAX) {
 				for (; lo < end; lo++)
 					check_one(c, order[lo], dirfd, order[lo]->path + plen);
 				continue;
@@ -166,7 +173,7 @@ static void check_under(check *c, const lo_dep **order, int dirfd, size_t plen, 
 			if (fd < 0) {
 				check_whole(c, order, lo, end);
 			} else {
-				check_under(c, order, fd, plen + n + 1, lo, end);
+				check_under(c, order, fd, plen + n + 1, depth + 1, lo, end);
 				close(fd);
 			}
 		}
@@ -209,7 +216,7 @@ static void check_run(check *c, size_t lo, size_t hi)
 		check_whole(c, order, 0, hi);
 		return;
 	}
-	check_under(c, order, fd, plen, 0, hi);
+	check_under(c, order, fd, plen, 0, 0, hi);
 	close(fd);
 }
 
