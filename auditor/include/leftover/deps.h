@@ -109,6 +109,13 @@ bool lo_deps_is_tainted(const lo_deps *d, size_t slot);
 
 /* `path`'s stat now, as an entry (absent when stat fails); path borrowed. */
 lo_dep lo_dep_of(const char *path);
+/*
+ * lo_dep_of, `path` statted as `rel` relative to the directory `dirfd` was
+ * opened at (path's own directory or one above it): one lookup of the
+ * components below, not of all of them again. AT_FDCWD with rel = path
+ * is lo_dep_of.
+ */
+lo_dep lo_dep_of_at(int dirfd, const char *rel, const char *path);
 /* `path`'s lstat now (the link itself), as an entry; path borrowed. */
 lo_dep lo_dep_of_link(const char *path);
 /* Does `now` (lo_dep_of) show `then` unchanged? */

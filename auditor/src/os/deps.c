@@ -73,6 +73,13 @@ lo_dep lo_dep_of(const char *path)
 	return dep_from(path, stat(path, &st) == 0 ? &st : NULL);
 }
 
+lo_dep lo_dep_of_at(int dirfd, const char *rel, const char *path)
+{
+	struct stat st;
+
+	return dep_from(path, fstatat(dirfd, rel, &st, 0) == 0 ? &st : NULL);
+}
+
 lo_dep lo_dep_of_link(const char *path)
 {
 	struct stat st;
