@@ -314,21 +314,42 @@ void lo_deps_taint(void)
 void lo_deps_note_fd(const char *dir, const char *rel, int fd)
 {
 	struct stat st;
-	lo_buf path = LO_BUF_INIT;
+	char small[512], *path = small;
+	size_t dn, rn = rel ? strlen(rel) : 0;
+	bool slash;
 	lo_dep d;
 
 	if (!lo_deps_recording())
 		return;
-	/* once per directory of the walk: no printf (walk.c's rule) */
-	lo_buf_puts(&path, dir);
-	if (rel && *rel) {
-		if (strcmp(dir, "/"))
-			lo_buf_putc(&path, '/');
-		lo_buf_puts(&path, rel);
-	}
-	d = dep_from(lo_buf_cstr(&path), fstat(fd, &st) == 0 ? &st : NULL);
+	/* once per directory of the walk: no printf (walk.c's rule), no heap for most */
+	dn = strlen(dir);
+	slash = rn && strcmp(dir, "/");
+	if (dn + slash + rn + 1 > sizeof(small))
+		path = lo_xmalloc(dn + slash + rn + 1);
+	memcpy(path, dir, dn);
+	path[dn] = '/';
+	memcpy(path + dn + slash, rel ? rel : "", rn + 1);
+	d = dep_from(path, fstat(fd, &st) == 0 ? &st : NULL);
 	note(&d, HOW_WALK);
-	lo_buf_dispose(&path);
+	if (path != small)
+		free(path);
+}
+
+bool lo_deps_noted(const char *path, lo_dep *out)
+{
+	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	size_t at;
+
+	if (!r)
+		return false;
+	pthread_mutex_lock(&r->lock);
+	if ((at = (size_t)(uintptr_t)lo_map_get(r->seen, path, NULL))) {
+		*out = r->deps.deps[at - 1];
+		out->path = NULL;
+		out->use = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return at != 0;
 }
 
 void lo_deps_note_path(const char *path)
