@@ -86,7 +86,8 @@ typedef struct lo_cache_root {
 /* One judged item of the walk: its verdict as judged, before the tree-wide steps. */
 typedef struct lo_cache_item {
 	const char *abs; /* the path the walk (or the build's orphans) gave; borrowed (bytes) */
-	lo_dep self;  /* its lstat before it was judged (the link itself); path NULL */
+	lo_dep self;  /* its lstat before it was judged (the link itself), or the stat
+			 a cold scan's judging read a regular file with; path NULL */
 	bool has_file; /* false: its slot held nothing (a link reported by its target) */
 	lo_file file; /* the slot's verdict, when has_file; owned (the scan takes it) */
 } lo_cache_item;

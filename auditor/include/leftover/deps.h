@@ -89,6 +89,12 @@ void lo_deps_note_fd(const char *dir, const char *rel, int fd);
 void lo_deps_note_path(const char *path);
 
 /*
+ * What `path` was first noted as, into *out (its path NULL, no use): false
+ * when it was not, or nothing records. For a stat the recording has.
+ */
+bool lo_deps_noted(const char *path, lo_dep *out);
+
+/*
  * The calling thread judges verdict `slot` now (lo_deps_attribute) or no
  * more (slot SIZE_MAX): its reads are that verdict's own; without one,
  * the scan's as a whole. Returns the slot it judged before, to go back to.

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct lo_map lo_map;
 
@@ -25,6 +26,9 @@ void lo_map_put(lo_map *m, const char *key, void *value);
 /* Remove key's entry; returns its value (not freed), NULL when there was none. */
 void *lo_map_remove(lo_map *m, const char *key);
 size_t lo_map_count(const lo_map *m);
+
+/* The hash the map keys `key` by: for a table of one's own over keys one already keeps. */
+uint64_t lo_map_hash(const char *key);
 
 /* Call fn for every entry, in no particular order. */
 void lo_map_foreach(const lo_map *m, void (*fn)(const char *key, void *value, void *payload),

@@ -32,7 +32,7 @@ struct lo_map {
  * FNV-1a's multiply a byte, each waiting for the one before, was most of
  * a lookup's instructions.
  */
-static uint64_t key_hash(const char *s)
+uint64_t lo_map_hash(const char *s)
 {
 	size_t n = strlen(s);
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
@@ -88,7 +88,7 @@ static slot *find(const lo_map *m, const char *key, uint64_t h)
 
 void *lo_map_get(const lo_map *m, const char *key, bool *found)
 {
-	slot *s = find(m, key, key_hash(key));
+	slot *s = find(m, key, lo_map_hash(key));
 
 	if (found)
 		*found = s->key != NULL;
@@ -110,7 +110,7 @@ static void grow(lo_map *m)
 
 void lo_map_put(lo_map *m, const char *key, void *value)
 {
-	uint64_t h = key_hash(key);
+	uint64_t h = lo_map_hash(key);
 	slot *s = find(m, key, h);
 
 	if (!s->key) {
@@ -128,7 +128,7 @@ void lo_map_put(lo_map *m, const char *key, void *value)
 void *lo_map_remove(lo_map *m, const char *key)
 {
 	size_t mask = m->cap - 1, hole, i;
-	slot *s = find(m, key, key_hash(key));
+	slot *s = find(m, key, lo_map_hash(key));
 	void *value = s->value;
 
 	if (!s->key)

@@ -191,13 +191,21 @@ static bool beside_library(const char *path, const char *name, const char *arg)
 {
 	struct stat st;
 
+	bool there;
+
 	(void)arg;
 	if (!library_named(name))
 		return false;
+	if (!lo_deps_recording())
+		return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 	/* the directory's note tells a name gone or made anew; a link's target is noted */
-	if (lo_deps_recording() && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		lo_deps_note_path(path);
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	if (lstat(path, &st) < 0)
+		return false;
+	if (!S_ISLNK(st.st_mode))
+		return S_ISREG(st.st_mode);
+	there = stat(path, &st) == 0;
+	lo_deps_note_stat(path, there ? &st : NULL);
+	return there && S_ISREG(st.st_mode);
 }
 
 /* Add the programs of `dir` that `want` takes. */

@@ -4,10 +4,14 @@
  * One recording at a time, behind an atomic pointer: the readers call in
  * from every walking and judging thread, and when no scan records (clean,
  * --no-cache, the tests of single modules) the pointer is NULL and a note
- * costs one load. A recording is a map of paths to their first stat,
- * under one lock; at bench scale 1 it holds some 8,000 entries, noted once
- * each (the walk's directories, the resolver's paths, each read once per
- * run by its cache).
+ * costs one load. A recording is a list of paths with their first stat,
+ * indexed by a table of its own, under one lock; at bench scale 2 it holds
+ * some 30,000 entries, noted once each (the walk's directories, the
+ * resolver's paths, each read once per run by its cache). The table keeps
+ * a hash and an index, 8 bytes an entry, not a copy of the path as a map
+ * did: what the recording holds while the scan judges is taken from the
+ * resolver's budget (resolve.h), and at scale 2 the map's copies and slots
+ * (5 MiB) made it read and bind libraries again for half the scan's CPU.
  *
  * A judging thread names the verdict it judges (a thread-local slot):
  * its reads, and its consulting again what the resolver holds, are kept
@@ -31,7 +35,12 @@
 
 typedef struct recording {
 	pthread_mutex_t lock;
-	lo_map *seen; /* path -> index + 1 in deps */
+	/*
+	 * Open addressing, at most half full: each slot a path's tag (32 bits
+	 * of its hash, which also place it) above its index + 1 in deps; 0 empty.
+	 */
+	uint64_t *index;
+	size_t index_cap;
 	lo_deps deps;
 } recording;
 
@@ -122,7 +131,7 @@ static void recording_free(recording *r)
 {
 	if (!r)
 		return;
-	lo_map_free(r->seen, NULL);
+	free(r->index);
 	pthread_mutex_destroy(&r->lock);
 	free(r->deps.deps);
 	free(r->deps.uses);
@@ -172,7 +181,6 @@ void lo_deps_start(void)
 	recording *r = lo_xcalloc(1, sizeof(*r)), *old;
 
 	pthread_mutex_init(&r->lock, NULL);
-	r->seen = lo_map_new();
 	old = atomic_exchange(&current, r);
 	if (old) {
 		size_t i;
@@ -204,6 +212,56 @@ bool lo_deps_recording(void)
 	return atomic_load_explicit(&current, memory_order_relaxed) != NULL;
 }
 
+static uint32_t tag_of(const char *path)
+{
+	uint64_t h = lo_map_hash(path);
+
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* The slot of `path` (its tag) in r's index: its entry's, or the empty one it would take. */
+static uint64_t *slot_of(recording *r, const char *path, uint32_t tag)
+{
+	size_t mask = r->index_cap - 1, i;
+
+	for (i = tag & mask;; i = (i + 1) & mask) {
+		uint64_t x = r->index[i];
+
+		if (!x || ((uint32_t)(x >> 32) == tag &&
+			   !strcmp(r->deps.deps[(uint32_t)x - 1].path, path)))
+			return &r->index[i];
+	}
+}
+
+/* Index + 1 in r's deps of `path` (its tag), 0 when not noted; under the lock. */
+static size_t find_locked(recording *r, const char *path, uint32_t tag)
+{
+	return r->index_cap ? (size_t)(uint32_t)*slot_of(r, path, tag) : 0;
+}
+
+/* Room for one more in r's index, at most half full; under the lock. */
+static void index_grow(recording *r)
+{
+	uint64_t *old = r->index;
+	size_t cap = r->index_cap, i, mask;
+
+	if ((r->deps.count + 1) * 2 <= cap)
+		return;
+	r->index_cap = cap ? cap * 2 : 1024;
+	r->index = lo_xcalloc(r->index_cap, sizeof(uint64_t));
+	mask = r->index_cap - 1;
+	for (i = 0; i < cap; i++) {
+		size_t at = (size_t)(old[i] >> 32) & mask;
+
+		if (!old[i])
+			continue;
+		while (r->index[at])
+			at = (at + 1) & mask;
+		r->index[at] = old[i];
+	}
+	free(old);
+}
+
 /* The verdict at hand did `use` with deps[at]; under the lock. */
 static void use_locked(recording *r, size_t at, how h)
 {
@@ -224,18 +282,23 @@ static void use_locked(recording *r, size_t at, how h)
 static void note(const lo_dep *given, how h)
 {
 	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	uint64_t *slot;
+	uint32_t tag;
 	size_t at;
 
 	if (!r || !given->path || !lo_os_path_is_absolute(given->path))
 		return;
+	tag = tag_of(given->path); /* hashed before the lock is taken */
 	pthread_mutex_lock(&r->lock);
-	if (!(at = (size_t)(uintptr_t)lo_map_get(r->seen, given->path, NULL))) {
+	index_grow(r);
+	slot = slot_of(r, given->path, tag);
+	if (!(at = (uint32_t)*slot)) {
 		lo_array_grow(&r->deps.deps, &r->deps.cap, r->deps.count + 1, sizeof(lo_dep));
 		r->deps.deps[r->deps.count] = *given;
 		r->deps.deps[r->deps.count].path = lo_xstrdup(given->path);
 		r->deps.deps[r->deps.count].use = 0;
 		at = ++r->deps.count;
-		lo_map_put(r->seen, given->path, (void *)(uintptr_t)at);
+		*slot = (uint64_t)tag << 32 | at;
 	}
 	use_locked(r, at - 1, h);
 	pthread_mutex_unlock(&r->lock);
@@ -283,13 +346,15 @@ void lo_deps_note_listed(const lo_dep *d)
 void lo_deps_note_again(const char *path, bool shared)
 {
 	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	uint32_t tag;
 	size_t at;
 
 	if (!r || !path || !lo_os_path_is_absolute(path))
 		return;
+	tag = tag_of(path);
 	pthread_mutex_lock(&r->lock);
 	/* without a verdict at hand, the scan's as a whole (use_locked) */
-	if ((at = (size_t)(uintptr_t)lo_map_get(r->seen, path, NULL)))
+	if ((at = find_locked(r, path, tag)))
 		use_locked(r, at - 1, shared ? HOW_SHARED : HOW_READ);
 	pthread_mutex_unlock(&r->lock);
 	/*
@@ -326,21 +391,44 @@ void lo_deps_taint(void)
 void lo_deps_note_fd(const char *dir, const char *rel, int fd)
 {
 	struct stat st;
-	lo_buf path = LO_BUF_INIT;
+	char small[512], *path = small;
+	size_t dn, rn = rel ? strlen(rel) : 0;
+	bool slash;
 	lo_dep d;
 
 	if (!lo_deps_recording())
 		return;
-	/* once per directory of the walk: no printf (walk.c's rule) */
-	lo_buf_puts(&path, dir);
-	if (rel && *rel) {
-		if (strcmp(dir, "/"))
-			lo_buf_putc(&path, '/');
-		lo_buf_puts(&path, rel);
-	}
-	d = dep_from(lo_buf_cstr(&path), fstat(fd, &st) == 0 ? &st : NULL);
+	/* once per directory of the walk: no printf (walk.c's rule), no heap for most */
+	dn = strlen(dir);
+	slash = rn && strcmp(dir, "/");
+	if (dn + slash + rn + 1 > sizeof(small))
+		path = lo_xmalloc(dn + slash + rn + 1);
+	memcpy(path, dir, dn);
+	path[dn] = '/';
+	memcpy(path + dn + slash, rel ? rel : "", rn + 1);
+	d = dep_from(path, fstat(fd, &st) == 0 ? &st : NULL);
 	note(&d, HOW_WALK);
-	lo_buf_dispose(&path);
+	if (path != small)
+		free(path);
+}
+
+bool lo_deps_noted(const char *path, lo_dep *out)
+{
+	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	uint32_t tag;
+	size_t at;
+
+	if (!r)
+		return false;
+	tag = tag_of(path);
+	pthread_mutex_lock(&r->lock);
+	if ((at = find_locked(r, path, tag))) {
+		*out = r->deps.deps[at - 1];
+		out->path = NULL;
+		out->use = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return at != 0;
 }
 
 void lo_deps_note_path(const char *path)

@@ -41,11 +41,19 @@ static const char magic[16] = "leftover-cache\n";
 
 /* ---- writing --------------------------------------------------------------- */
 
+static void le32(unsigned char *c, uint32_t v)
+{
+	c[0] = (unsigned char)v;
+	c[1] = (unsigned char)(v >> 8);
+	c[2] = (unsigned char)(v >> 16);
+	c[3] = (unsigned char)(v >> 24);
+}
+
 static void put_u32(lo_buf *b, uint32_t v)
 {
-	unsigned char c[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-			       (unsigned char)(v >> 24) };
+	unsigned char c[4];
 
+	le32(c, v);
 	lo_buf_add(b, (const char *)c, 4);
 }
 
@@ -104,9 +112,116 @@ static void put_strs(lo_buf *b, char *const *v, size_t n)
 		put_str(b, v[i]);
 }
 
-static void put_result(lo_buf *b, const lo_cache_entry *e)
+/* A dependency's stat data: absent and use in one word, mode, then the numbers. */
+static void put_stat(lo_buf *b, const lo_dep *d)
+{
+	uint64_t v[5] = { d->dev, d->ino, d->size, (uint64_t)d->mtime_ns, (uint64_t)d->ctime_ns };
+	unsigned char c[48];
+	size_t i, k;
+
+	/* one append, not twelve: a cache has one for every dependency and item */
+	le32(c, (uint32_t)d->absent | (uint32_t)d->use << 1);
+	le32(c + 4, d->mode);
+	for (i = 0; i < 5; i++)
+		for (k = 0; k < 8; k++)
+			c[8 + 8 * i + k] = (unsigned char)(v[i] >> (8 * k));
+	lo_buf_add(b, (const char *)c, sizeof(c));
+}
+
+void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f)
+{
+	put_str(b, abs);
+	put_stat(b, self);
+	put_u32(b, f != NULL);
+	if (f)
+		put_file(b, f);
+}
+
+#define CHECKSUM_BASIS 0xcbf29ce484222325ull
+
+/* The checksum of n more bytes at p, after `h` of a multiple of 8 bytes. */
+static uint64_t checksum_on(uint64_t h, const unsigned char *p, size_t n)
+{
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8); /* one load; the words are little-endian */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w = __builtin_bswap64(w); /* le64toh's job; <endian.h> is glibc's and the BSDs' only */
+#endif
+		h = (h ^ w) * 0x100000001b3ull;
+	}
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* FNV-1a over 64-bit little-endian words, then the last bytes one by one: 8 times fewer rounds. */
+uint64_t lo_cache_checksum(const void *data, size_t n)
+{
+	return checksum_on(CHECKSUM_BASIS, data, n);
+}
+
+/*
+ * The file as it is written: staged in `b` and passed on a chunk at a
+ * time, its checksum taken on the way. Made whole first, it was a second
+ * copy of the result and the items, the cold scan's peak (a 16 MiB
+ * buffer for the 9 MB cache of bench scale 2).
+ */
+typedef struct sink {
+	lo_buf b;
+	int fd;
+	uint64_t sum; /* of the bytes passed on */
+	size_t total; /* passed on: written, or past the bound only counted */
+	int errnum;   /* the first write's errno, or 0 */
+} sink;
+
+/* A multiple of 8, so that the checksum runs on from chunk to chunk. */
+#define SINK_CHUNK ((size_t)64 << 10)
+
+static void sink_write(sink *o, const char *p, size_t n)
+{
+	while (n && !o->errnum) {
+		ssize_t k = write(o->fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			o->errnum = k < 0 ? errno : EIO;
+			break;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Pass on the whole chunks staged, or all of it (`last`). */
+static void sink_spill(sink *o, bool last)
+{
+	size_t n = last ? o->b.len : o->b.len / SINK_CHUNK * SINK_CHUNK;
+
+	if (!n)
+		return;
+	o->sum = checksum_on(o->sum, (const unsigned char *)o->b.ptr, n);
+	o->total += n;
+	/* one over the bound is counted to its end, for the message, and not kept */
+	if (o->total <= LO_CACHE_MAX_BYTES)
+		sink_write(o, o->b.ptr, n);
+	memmove(o->b.ptr, o->b.ptr + n, o->b.len - n);
+	o->b.len -= n;
+}
+
+/* After each record: a chunk passed on once one is staged. */
+static void sink_check(sink *o)
+{
+	if (o->b.len >= SINK_CHUNK)
+		sink_spill(o, false);
+}
+
+static void put_result(sink *o, const lo_cache_entry *e)
 {
 	const lo_scan_result *res = e->res;
+	lo_buf *b = &o->b;
 	size_t i;
 
 	put_str(b, res->root);
@@ -119,10 +234,10 @@ static void put_result(lo_buf *b, const lo_cache_entry *e)
 		put_u64(b, (uint64_t)e->roots[i].oldest);
 	}
 	put_u32(b, (uint32_t)res->file_count);
-	for (i = 0; i < res->file_count; i++)
+	for (i = 0; i < res->file_count; i++, sink_check(o))
 		put_file(b, &res->files[i]);
 	put_u32(b, (uint32_t)res->link_count);
-	for (i = 0; i < res->link_count; i++)
+	for (i = 0; i < res->link_count; i++, sink_check(o))
 		put_file(b, &res->links[i]);
 	put_strs(b, res->notes, res->note_count);
 	put_strs(b, res->details, res->detail_count);
@@ -140,120 +255,90 @@ static void put_result(lo_buf *b, const lo_cache_entry *e)
 	put_u64(b, res->summary.withheld);
 }
 
-/* A dependency's stat data: absent and use in one word, mode, then the numbers. */
-static void put_stat(lo_buf *b, const lo_dep *d)
-{
-	put_u32(b, (uint32_t)d->absent | (uint32_t)d->use << 1);
-	put_u32(b, d->mode);
-	put_u64(b, d->dev);
-	put_u64(b, d->ino);
-	put_u64(b, d->size);
-	put_u64(b, (uint64_t)d->mtime_ns);
-	put_u64(b, (uint64_t)d->ctime_ns);
-}
-
-static void put_listings(lo_buf *b, const lo_cache_entry *e)
+static void put_listings(sink *o, const lo_cache_entry *e)
 {
 	size_t i, j;
 
-	put_u32(b, (uint32_t)e->listing_count);
-	for (i = 0; i < e->listing_count; i++) {
+	put_u32(&o->b, (uint32_t)e->listing_count);
+	for (i = 0; i < e->listing_count; i++, sink_check(o)) {
 		const lo_cache_listing *l = &e->listings[i];
 
-		put_u32(b, l->dep);
-		put_u32(b, (uint32_t)l->count);
+		put_u32(&o->b, l->dep);
+		put_u32(&o->b, (uint32_t)l->count);
 		for (j = 0; j < l->count; j++) {
-			put_u32(b, l->entries[j].type);
-			put_str(b, l->entries[j].name);
+			put_u32(&o->b, l->entries[j].type);
+			put_str(&o->b, l->entries[j].name);
 		}
 	}
 }
 
-void lo_cache_put_item(lo_buf *b, const char *abs, const lo_dep *self, const lo_file *f)
+/* All but the checksum, passed on as it is made. */
+static void put_entry(sink *o, const lo_cache_entry *e)
 {
-	put_str(b, abs);
-	put_stat(b, self);
-	put_u32(b, f != NULL);
-	if (f)
-		put_file(b, f);
-}
+	lo_buf *b = &o->b;
+	size_t i, n;
 
-/* FNV-1a over 64-bit little-endian words, then the last bytes one by one: 8 times fewer rounds. */
-uint64_t lo_cache_checksum(const void *data, size_t n)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull, w;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		memcpy(&w, p, 8); /* one load; the words are little-endian */
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		w = __builtin_bswap64(w); /* le64toh's job; <endian.h> is glibc's and the BSDs' only */
-#endif
-		h = (h ^ w) * 0x100000001b3ull;
+	lo_buf_add(b, magic, sizeof(magic));
+	put_u32(b, LO_CACHE_VERSION);
+	put_str(b, e->key);
+	put_u64(b, (uint64_t)e->written_ns);
+	put_u32(b, (uint32_t)e->deps.count);
+	for (i = 0; i < e->deps.count; i++, sink_check(o)) {
+		put_str(b, e->deps.deps[i].path);
+		put_stat(b, &e->deps.deps[i]);
 	}
-	while (n--)
-		h = (h ^ *p++) * 0x100000001b3ull;
-	return h;
+	put_result(o, e);
+	put_u32(b, (uint32_t)e->item_count);
+	put_u32(b, (uint32_t)e->deps.use_count);
+	for (i = 0; i < e->deps.use_count; i++, sink_check(o)) {
+		put_u32(b, e->deps.uses[i].slot);
+		put_u32(b, e->deps.uses[i].dep);
+	}
+	put_u32(b, (uint32_t)e->deps.tainted_count);
+	for (i = 0; i < e->deps.tainted_count; i++)
+		put_u32(b, e->deps.tainted[i]);
+	put_strs(b, e->host_notes, e->host_note_count);
+	put_listings(o, e);
+	for (i = 0; i < e->item_bytes.len; i += n, sink_check(o)) {
+		n = e->item_bytes.len - i < SINK_CHUNK ? e->item_bytes.len - i : SINK_CHUNK;
+		lo_buf_add(b, e->item_bytes.ptr + i, n);
+	}
 }
 
 int lo_cache_write(const char *file, const lo_cache_entry *e)
 {
-	lo_buf b = LO_BUF_INIT;
+	sink o = { LO_BUF_INIT, -1, CHECKSUM_BASIS, 0, 0 };
 	char *tmp = NULL;
-	size_t i;
-	bool ok;
-	int fd;
+	int errnum;
 
-	lo_buf_add(&b, magic, sizeof(magic));
-	put_u32(&b, LO_CACHE_VERSION);
-	put_str(&b, e->key);
-	put_u64(&b, (uint64_t)e->written_ns);
-	put_u32(&b, (uint32_t)e->deps.count);
-	for (i = 0; i < e->deps.count; i++) {
-		const lo_dep *d = &e->deps.deps[i];
-
-		put_str(&b, d->path);
-		put_stat(&b, d);
-	}
-	put_result(&b, e);
-	put_u32(&b, (uint32_t)e->item_count);
-	put_u32(&b, (uint32_t)e->deps.use_count);
-	for (i = 0; i < e->deps.use_count; i++) {
-		put_u32(&b, e->deps.uses[i].slot);
-		put_u32(&b, e->deps.uses[i].dep);
-	}
-	put_u32(&b, (uint32_t)e->deps.tainted_count);
-	for (i = 0; i < e->deps.tainted_count; i++)
-		put_u32(&b, e->deps.tainted[i]);
-	put_strs(&b, e->host_notes, e->host_note_count);
-	put_listings(&b, e);
-	if (e->item_bytes.len)
-		lo_buf_add(&b, e->item_bytes.ptr, e->item_bytes.len);
-	put_u64(&b, lo_cache_checksum((const unsigned char *)b.ptr, b.len));
-	if (b.len > LO_CACHE_MAX_BYTES) {
-		size_t len = b.len;
-
-		lo_buf_dispose(&b);
-		unlink(file); /* an older one would be stale, and is no use */
-		return lo_error_set(LO_ERROR, "the verdict cache would take %zu bytes, more than "
-				    "its bound of %u: not kept", len, LO_CACHE_MAX_BYTES);
-	}
 	if (asprintf(&tmp, "%s.%ld", file, (long)getpid()) < 0)
 		abort();
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	ok = fd >= 0 && write(fd, b.ptr, b.len) == (ssize_t)b.len;
-	ok = (fd < 0 || close(fd) == 0) && ok;
-	if (!ok || rename(tmp, file) < 0) {
-		int errnum = errno;
-
+	if ((o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		o.errnum = errno;
+	} else {
+		put_entry(&o, e);
+		sink_spill(&o, true);
+		put_u64(&o.b, o.sum);
+		sink_spill(&o, true);
+		if (close(o.fd) < 0 && !o.errnum)
+			o.errnum = errno;
+	}
+	lo_buf_dispose(&o.b);
+	if (o.total > LO_CACHE_MAX_BYTES) {
 		unlink(tmp);
 		free(tmp);
-		lo_buf_dispose(&b);
+		unlink(file); /* an older one would be stale, and is no use */
+		return lo_error_set(LO_ERROR, "the verdict cache would take %zu bytes, more than "
+				    "its bound of %u: not kept", o.total, LO_CACHE_MAX_BYTES);
+	}
+	if (o.errnum || rename(tmp, file) < 0) {
+		errnum = o.errnum ? o.errnum : errno;
+		unlink(tmp);
+		free(tmp);
 		return lo_error_set_errno(LO_ERROR, errnum, "cannot write the verdict cache '%s'",
 					  file);
 	}
 	free(tmp);
-	lo_buf_dispose(&b);
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "leftover/error.h"
 #include "leftover/os.h"
 #include "leftover/shim.h"
+#include "leftover/walk.h"
 #include "scan/scan_int.h"
 
 #ifndef LEFTOVER_VERSION
@@ -348,7 +350,11 @@ bool lo_scan_cache_take(scan *s, size_t i)
 	lo_dep self;
 	size_t k, u;
 
-	if (!s->cache_self && !s->kept)
+	/*
+	 * A cold scan's regular file is read by its judging, which notes its
+	 * stat: that one is kept for it then (self_of), without an lstat here.
+	 */
+	if (!s->kept && (!s->cache_self || s->items[i].type == LO_FT_REG))
 		return false;
 	self = lo_dep_of_link(abs);
 	self.path = NULL;
@@ -439,6 +445,25 @@ static size_t mark_again(scan *s, int step)
 	return n;
 }
 
+/*
+ * Item i's own stat for the cache: its lstat taken before it was judged
+ * or, for a regular file of a cold scan, the stat its judging read it with
+ * (lo_deps_noted): the same file, one lstat fewer per item. A file
+ * changed while it was judged is racy either way (cache.h). One the
+ * judging did not read is lstatted now.
+ */
+static lo_dep self_of(const scan *s, size_t i)
+{
+	lo_dep d = s->cache_self[i];
+
+	if (d.absent || d.mode)
+		return d;
+	if (!lo_deps_noted(s->items[i].abs, &d) || !S_ISREG(d.mode))
+		d = lo_dep_of_link(s->items[i].abs);
+	d.path = NULL;
+	return d;
+}
+
 bool lo_scan_cache_judged(scan *s)
 {
 	size_t i;
@@ -452,9 +477,12 @@ bool lo_scan_cache_judged(scan *s)
 			if (mark_again(s, ++s->judge_kept))
 				return true;
 	}
-	for (i = 0; s->cache_self && i < s->item_count; i++)
-		lo_cache_put_item(&s->cache_items, s->items[i].abs, &s->cache_self[i],
+	for (i = 0; s->cache_self && i < s->item_count; i++) {
+		lo_dep self = self_of(s, i);
+
+		lo_cache_put_item(&s->cache_items, s->items[i].abs, &self,
 				  s->judged[i].path ? &s->judged[i] : NULL);
+	}
 	return false;
 }
 

@@ -73,7 +73,8 @@ typedef struct scan {
 	char *cache_key;       /* the fingerprint of what the scan was asked; owned */
 	int64_t cache_start_ns; /* when recording began (the racy rule's reference) */
 	char *cache_why, *cache_complaint; /* lo_scan_cache's, until the result is made */
-	lo_dep *cache_self;    /* per item while recording: its lstat before it was judged */
+	lo_dep *cache_self;    /* per item while recording: its lstat before it was judged
+				  (none for a cold scan's regular file: scan_cache.c) */
 	lo_buf cache_items;    /* the items as the cache keeps them (lo_cache_put_item) */
 	struct lo_cache_entry *kept; /* a warm scan in part: the last scan's items; owned */
 	unsigned char *kept_states; /* per dependency of kept: lo_cache_states' */
@@ -121,7 +122,8 @@ void lo_scan_cache_keep(scan *s);
 /*
  * A warm scan in part, on a judging thread: the kept verdict of item i
  * into its slot when its own dependencies are all unchanged (true);
- * while recording, the item's lstat noted before it is judged (false).
+ * while recording, the item's lstat noted before it is judged (false;
+ * a cold scan's regular file has the stat its judging reads instead).
  * The calling thread attributes to slot i (deps.h).
  */
 bool lo_scan_cache_take(scan *s, size_t i);
