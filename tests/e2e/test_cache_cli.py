@@ -134,9 +134,9 @@ def test_build_audit_and_scan_by_hand_share_the_cache():
         return lotest.leftover("scan", "--format", "json", *args, build,
                                cwd=where, env={"PWD": str(where)})
 
-    # ninja logged the audit after it ran: the build's records changed since
+    # the build went on in its directory after the audit ran: not used whole
     hand = by_hand(elsewhere, "--verbose")
-    assert "verdict cache not used ('%s" % build in hand.stderr, hand.stderr
+    assert "('%s" % build in hand.stderr and "cache used:" not in hand.stderr, hand.stderr
     settle()
     hand = by_hand(elsewhere, "--verbose")
     assert "verdict cache used:" in hand.stderr, hand.stderr
@@ -175,6 +175,70 @@ def test_bad_roots_and_words():
     assert p.returncode == 2 and p.stderr.startswith("usage: leftover cache info"), p
     p = lotest.leftover("cache", "--help")
     assert p.returncode == 0 and "leftover cache clear [ROOT...]" in p.stdout, p
+
+
+NOTED = AUDITED + """add_custom_command(OUTPUT notes.txt COMMAND sh -c "cat '${{CMAKE_CURRENT_SOURCE_DIR}}/notes.in' > notes.txt"
+                   DEPENDS notes.in VERBATIM)
+add_custom_target(notes ALL DEPENDS notes.txt)
+"""
+
+
+def test_audit_of_a_no_op_build_is_warm():
+    """ninja logs the audit's own command after it ran: what that appends to
+    .ninja_log (a line for an output that is no file) leaves the cache
+    standing, so the audit of each no-op build after the first is warm and
+    gives the cold report. A line for a real output appended (a command of
+    the build run again), or a log rewritten in place, longer, are changes."""
+    d = lotest.workdir("cache-cli-ninjalog")
+    src, build = d / "src", d / "build"
+    src.mkdir()
+    (src / "base.c").write_text("int base(void) { return 1; }\n")
+    (src / "user.c").write_text("int base(void);\nint user(void) { return base(); }\n")
+    (src / "notes.in").write_text("one\n")
+    (src / "CMakeLists.txt").write_text(NOTED.format(source_dir=lotest.SOURCE_DIR))
+    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-G", "Ninja",
+                "-DLEFTOVER_EXECUTABLE=" + str(lotest.LEFTOVER)])
+    lotest.run([lotest.CMAKE, "--build", build])
+    cache = info(build)["file"]
+    log = build / ".ninja_log"
+
+    def noop_build():
+        settle()
+        kept = os.stat(cache)
+        lotest.run([lotest.CMAKE, "--build", build])
+        again = os.stat(cache)
+        return (again.st_ino, again.st_mtime_ns) == (kept.st_ino, kept.st_mtime_ns)
+
+    def warm_as_cold():
+        settle()
+        hand = lotest.leftover("scan", "--verbose", "--format", "json", build)
+        cold = lotest.leftover("scan", "--no-cache", "--format", "json", build)
+        assert hand.stdout == cold.stdout and hand.returncode == cold.returncode == 0, hand
+        return hand.stderr
+
+    noop_build()  # its audit reads the line the last build's audit left
+    ino = os.stat(log).st_ino
+    for _ in range(2):
+        assert noop_build(), "the audit of a no-op build wrote the cache again"
+    assert os.stat(log).st_ino == ino and "verdict cache used:" in warm_as_cold()
+
+    # a command run again: its real output logged
+    settle()
+    (src / "notes.in").write_text("two\n")
+    lotest.run([lotest.CMAKE, "--build", build, "--target", "notes"])
+    assert "verdict cache not used ('%s' changed)" % log in warm_as_cold()
+
+    # the last line read (that scan's: nothing appended since) rewritten in
+    # place, as long (another command hash), the log longer by a harmless line
+    settle()
+    with open(log, "r+b") as f:
+        text = f.read()
+        f.seek(len(text) - 2)
+        f.write(b"0" if text[-2:-1] != b"0" else b"1")
+        f.seek(len(text))
+        f.write(b"0\t1\t0\tno-such\t1\n")
+    assert os.stat(log).st_ino == ino
+    assert "verdict cache not used ('%s' changed)" % log in warm_as_cold()
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "leftover/git.h"
@@ -218,5 +219,14 @@ bool lo_buildsys_is_private(const lo_buildsys *bs, const char *relpath);
  * names two Pythons without saying which builds the modules.
  */
 char *lo_buildsys_meson_python(const char *build_dir);
+
+/*
+ * May the append-only record `path` (a .ninja_log the scan read up to
+ * `from`: deps.h), open as `fd`, stand as read? True when every line
+ * written after `from` changes no verdict: a whole line ninja writes, of
+ * a command that left no file at its output (the audit's own target,
+ * a phony's stamp). Anything else appended, or another record: false.
+ */
+bool lo_buildsys_log_appended_stands(const char *path, int fd, uint64_t from);
 
 #endif

@@ -7,7 +7,8 @@
  * path a search tried in vain, the host programs, the build's records,
  * git's HEAD, index and branch ref, ld.so.cache, the leftover program
  * itself, each with its stat data (device, inode, size, type, mtime and
- * ctime in nanoseconds) or its absence. The next scan of the same roots
+ * ctime in nanoseconds) or its absence (an append-only log: its length
+ * read, deps.h). The next scan of the same roots
  * with the same options, rules and environment (the current directory
  * resolved into what a result takes from it: scan_cache.c) stats those
  * again (on every job) and, when each is unchanged, gives the kept
@@ -71,7 +72,7 @@
 #include "leftover/scan.h"
 #include "leftover/walk.h"
 
-#define LO_CACHE_VERSION 4
+#define LO_CACHE_VERSION 5
 #define LO_CACHE_MAX_BYTES (64u << 20)
 
 /* What a scan needs of a root besides its files to give the result again. */

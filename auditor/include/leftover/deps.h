@@ -31,6 +31,15 @@
  * verdict drawn on more than its reads (a host inferred from the tree,
  * dyld's or Windows' lookups) is tainted: never kept (lo_deps_taint).
  *
+ * An append-only log (.ninja_log) is noted as read up to a length
+ * (lo_deps_note_log): the build appends to it after a scan read it (the
+ * audit's own command is logged when it ends), and rewrites it only by
+ * writing a new file in its place (a new inode). Such a dependency stands
+ * while it is the same file, at least that long, the bytes just before
+ * that length hash as they did (a rewrite in place), and the build's
+ * records say every line appended since changes no verdict (buildsys.h,
+ * lo_buildsys_log_appended_stands).
+ *
  * Paths are absolute, as opened. Under --sysroot they would name files
  * inside the root, so the cache is not used there (scan.c).
  */
@@ -57,7 +66,13 @@ typedef struct lo_dep {
 	uint32_t mode;
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
+	uint64_t log_at;   /* an append-only log read up to here: its stat but this
+			      is not kept to; 0: any other file */
+	uint64_t log_hash; /* lo_dep_log_hash at log_at */
 } lo_dep;
+
+/* The bytes before a log's length that lo_dep_log_hash covers: its last line, or more. */
+#define LO_DEP_LOG_CHECK 512
 
 /* Verdict `slot` consulted deps[dep]. */
 typedef struct lo_deps_use {
@@ -93,6 +108,17 @@ void lo_deps_note_path(const char *path);
  * when it was not, or nothing records. For a stat the recording has.
  */
 bool lo_deps_noted(const char *path, lo_dep *out);
+/*
+ * `path`, noted read (lo_deps_note_stat), is an append-only log whose
+ * first `at` bytes were read, hashing `hash` (lo_dep_log_hash): see the
+ * head of this file. A path not noted yet is left alone.
+ */
+void lo_deps_note_log(const char *path, uint64_t at, uint64_t hash);
+/*
+ * FNV-1a of the LO_DEP_LOG_CHECK bytes (or fewer, from the start) before
+ * offset `at` of the open `fd`; false when they cannot all be read.
+ */
+bool lo_dep_log_hash(int fd, uint64_t at, uint64_t *hash);
 
 /*
  * The calling thread judges verdict `slot` now (lo_deps_attribute) or no

@@ -24,10 +24,14 @@
  * write, one ending mid-line, or naming a path outside the tree.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "leftover/buf.h"
 #include "build/buildsys_int.h"
@@ -96,21 +100,23 @@ void lo_bs_read_ninja_log(lo_buildsys *bs, lo_bs_tree *t)
 	lo_buf p = LO_BUF_INIT;
 	char *line = NULL;
 	size_t cap = 0, no = 0;
+	uint64_t at = 0, hash;
 	ssize_t n;
 	int version;
 	FILE *f;
 
 	lo_buf_printf(&p, "%s/.ninja_log", t->dir);
-	f = lo_bs_open_record(lo_buf_cstr(&p));
-	lo_buf_dispose(&p);
-	if (!f)
+	if (!(f = lo_bs_open_record(lo_buf_cstr(&p)))) {
+		lo_buf_dispose(&p);
 		return; /* never built: nothing recorded, no orphan */
+	}
 	while ((n = getline(&line, &cap, f)) > 0) {
 		no++;
 		if (line[n - 1] != '\n') {
 			lo_bs_incomplete(bs, t, LO_BS_NINJA, ".ninja_log ends mid-line (cut short?)");
 			break;
 		}
+		at += (uint64_t)n;
 		line[strcspn(line, "\r\n")] = '\0';
 		if (no == 1) {
 			version = log_version(line);
@@ -136,8 +142,88 @@ void lo_bs_read_ninja_log(lo_buildsys *bs, lo_bs_tree *t)
 			break;
 		}
 	}
+	/* read whole: it stands for as long as what ninja appends changes nothing (deps.h) */
+	if (n <= 0 && !ferror(f) && lo_dep_log_hash(fileno(f), at, &hash))
+		lo_deps_note_log(lo_buf_cstr(&p), at, hash);
+	lo_buf_dispose(&p);
 	free(line);
 	fclose(f);
+}
+
+/*
+ * One line ninja appended after a scan read the log in `dir` (open as
+ * `dfd`): whole, ninja's fields (the command's hash in hex since v6), an
+ * mtime of 0 and its output a path in the tree, relative or under `dir`,
+ * where nothing is. Such a line records a command that made no file (the
+ * audit's own target, which CMake names both ways): no verdict draws on it.
+ */
+static bool log_line_harmless(const char *dir, int dfd, char *line)
+{
+	char *fields[5], *save = NULL, *tok, *end, *c, *out;
+	size_t dlen = strlen(dir);
+	struct stat st;
+	int n = 0;
+
+	for (tok = strtok_r(line, "\t", &save); tok && n < 5; tok = strtok_r(NULL, "\t", &save))
+		fields[n++] = tok;
+	if (n != 5 || strtok_r(NULL, "\t", &save))
+		return false;
+	for (n = 0; n < 5; n++) {
+		if (n == 3)
+			continue;
+		(void)strtoull(fields[n], &end, n == 4 ? 16 : 10);
+		if (!*fields[n] || *end || *fields[n] == '-' || *fields[n] == '+')
+			return false;
+	}
+	out = fields[3];
+	if (out[0] == '/' && (strncmp(out, dir, dlen) || out[dlen] != '/' || !out[dlen + 1]))
+		return false; /* outside the tree: the reader calls the log incomplete */
+	if (out[0] == '/')
+		out += dlen + 1;
+	if (strcmp(fields[2], "0"))
+		return false;
+	/* no ".", "..", nor empty component: the path as it is names what the records would */
+	for (c = out; *c; c = end + (*end == '/')) {
+		end = c + strcspn(c, "/");
+		if (end == c || (end - c == 1 && c[0] == '.') ||
+		    (end - c == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return fstatat(dfd, out, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
+bool lo_buildsys_log_appended_stands(const char *path, int fd, uint64_t from)
+{
+	const char *name = strrchr(path, '/');
+	char *line = NULL, *dir;
+	size_t cap = 0;
+	ssize_t n = 0;
+	bool stands;
+	int dfd, fd2;
+	FILE *f;
+
+	if (!name || strcmp(name, "/.ninja_log") || lseek(fd, (off_t)from, SEEK_SET) < 0 ||
+	    (fd2 = dup(fd)) < 0)
+		return false;
+	if (!(f = fdopen(fd2, "r"))) {
+		close(fd2);
+		return false;
+	}
+	dir = lo_xstrndup(path, (size_t)(name - path));
+	dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	stands = dfd >= 0;
+	while (stands && (n = getline(&line, &cap, f)) > 0) {
+		stands = line[n - 1] == '\n' && line[0] != '#';
+		line[n - 1] = '\0';
+		stands = stands && log_line_harmless(dir, dfd, line);
+	}
+	stands = stands && !ferror(f);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+	free(line);
+	fclose(f);
+	return stands;
 }
 
 /* ---- manifests --------------------------------------------------------------- */

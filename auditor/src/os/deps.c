@@ -366,6 +366,23 @@ void lo_deps_note_again(const char *path, bool shared)
 		note_stat_path(path, shared ? HOW_SHARED : HOW_READ);
 }
 
+void lo_deps_note_log(const char *path, uint64_t at, uint64_t hash)
+{
+	recording *r = atomic_load_explicit(&current, memory_order_acquire);
+	uint32_t tag;
+	size_t i;
+
+	if (!r || !path)
+		return;
+	tag = tag_of(path);
+	pthread_mutex_lock(&r->lock);
+	if ((i = find_locked(r, path, tag))) {
+		r->deps.deps[i - 1].log_at = at;
+		r->deps.deps[i - 1].log_hash = hash;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
 size_t lo_deps_attribute(size_t slot)
 {
 	size_t before = attributed ? attributed - 1 : SIZE_MAX;

@@ -112,17 +112,18 @@ static void put_strs(lo_buf *b, char *const *v, size_t n)
 		put_str(b, v[i]);
 }
 
-/* A dependency's stat data: absent and use in one word, mode, then the numbers. */
+/* A dependency's stat data: absent and use in one word, mode, numbers, a log's length and hash. */
 static void put_stat(lo_buf *b, const lo_dep *d)
 {
-	uint64_t v[5] = { d->dev, d->ino, d->size, (uint64_t)d->mtime_ns, (uint64_t)d->ctime_ns };
-	unsigned char c[48];
+	uint64_t v[7] = { d->dev, d->ino, d->size, (uint64_t)d->mtime_ns, (uint64_t)d->ctime_ns,
+			  d->log_at, d->log_hash };
+	unsigned char c[64];
 	size_t i, k;
 
-	/* one append, not twelve: a cache has one for every dependency and item */
+	/* one append, not sixteen: a cache has one for every dependency and item */
 	le32(c, (uint32_t)d->absent | (uint32_t)d->use << 1);
 	le32(c + 4, d->mode);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 7; i++)
 		for (k = 0; k < 8; k++)
 			c[8 + 8 * i + k] = (unsigned char)(v[i] >> (8 * k));
 	lo_buf_add(b, (const char *)c, sizeof(c));
@@ -556,11 +557,13 @@ static void get_stat(reader *r, lo_dep *x)
 	x->size = get_u64(r);
 	x->mtime_ns = (int64_t)get_u64(r);
 	x->ctime_ns = (int64_t)get_u64(r);
+	x->log_at = get_u64(r);
+	x->log_hash = get_u64(r);
 }
 
 static void get_deps(reader *r, lo_deps *d)
 {
-	size_t n = get_count(r, 53), i;
+	size_t n = get_count(r, 69), i;
 
 	d->deps = lo_xcalloc(n ? n : 1, sizeof(lo_dep));
 	d->cap = n ? n : 1;

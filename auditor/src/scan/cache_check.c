@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "leftover/buf.h"
+#include "leftover/buildsys.h"
 #include "leftover/cache.h"
 #include "leftover/os.h"
 
@@ -93,18 +94,52 @@ bool lo_cache_racy(const lo_dep *then, int64_t written_ns)
 	return racy(then, written_ns, stamp_tick());
 }
 
-/* How deps[i], which stats as `now`, stands (lo_cache_states). */
-static unsigned char state_of(const check *c, size_t i, const lo_dep *now)
+/*
+ * Does the log `then` (deps.h: read up to log_at), which stats as `now`,
+ * stand? The same file, as long at least, the bytes before log_at as they
+ * were, and what was appended since harmless to the build's records.
+ */
+static bool log_stands(const lo_dep *then, const lo_dep *now)
+{
+	struct stat st;
+	uint64_t hash;
+	bool stands;
+	int fd;
+
+	if (lo_dep_same(then, now))
+		return true;
+	if (then->absent || now->absent || now->dev != then->dev || now->ino != then->ino ||
+	    !S_ISREG(now->mode) || now->size < then->log_at)
+		return false;
+	if ((fd = open(then->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return false;
+	/* the file opened is the one statted (no other put in its place since) */
+	stands = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == then->dev &&
+		 (uint64_t)st.st_ino == then->ino && lo_dep_log_hash(fd, then->log_at, &hash) &&
+		 hash == then->log_hash &&
+		 lo_buildsys_log_appended_stands(then->path, fd, then->log_at);
+	close(fd);
+	return stands;
+}
+
+/* Does `now` show `then` as it was, or, a log, standing as it was read? */
+static bool same_now(const lo_dep *then, const lo_dep *now)
+{
+	return then->log_at ? log_stands(then, now) : lo_dep_same(then, now);
+}
+
+/* How deps[i], which stats as `now` (`same_stat`: same_now), stands (lo_cache_states). */
+static unsigned char state_of(const check *c, size_t i, const lo_dep *now, bool same_stat)
 {
 	const lo_dep *d = &c->e->deps.deps[i];
-	bool same = lo_dep_same(d, now) && !racy(d, c->e->written_ns, c->tick);
+	bool same = same_stat && !racy(d, c->e->written_ns, c->tick);
 
 	if ((d->use & (LO_DEP_LOCAL | LO_DEP_SHARED)) == LO_DEP_LOCAL && !d->absent &&
 	    S_ISDIR(d->mode) && !same)
 		return lo_dep_same_identity(d, now) ? LO_CACHE_SAME_DIR : LO_CACHE_CHANGED;
 	if (same)
 		return LO_CACHE_SAME;
-	return lo_dep_same(d, now) ? LO_CACHE_RACY : LO_CACHE_CHANGED;
+	return same_stat ? LO_CACHE_RACY : LO_CACHE_CHANGED;
 }
 
 /* Dependency d, statted as fstatat(dirfd, rel): note its state or its change. */
@@ -112,10 +147,11 @@ static void check_one(check *c, const lo_dep *d, int dirfd, const char *rel)
 {
 	size_t i = (size_t)(d - c->e->deps.deps), none = 0;
 	lo_dep now = lo_dep_of_at(dirfd, rel, d->path);
+	bool same = same_now(d, &now);
 
 	if (c->states)
-		c->states[i] = state_of(c, i, &now);
-	else if (!lo_dep_same(d, &now))
+		c->states[i] = state_of(c, i, &now, same);
+	else if (!same)
 		atomic_compare_exchange_strong(&c->changed, &none, i + 1);
 }
 
