@@ -108,6 +108,29 @@ add_library(user SHARED user.c)
 target_link_libraries(user base)
 """
 
+# a command whose output is a real file, rewritten in place when run again
+NOTED = AUDITED + """add_custom_command(OUTPUT notes.txt
+                   COMMAND sh -c "cat '${{CMAKE_CURRENT_SOURCE_DIR}}/notes.in' > notes.txt"
+                   DEPENDS notes.in VERBATIM)
+add_custom_target(notes ALL DEPENDS notes.txt)
+"""
+
+
+def audited(name, cmakelists):
+    """The project `cmakelists` (AUDITED or more) in workdir `name`, configured
+    with Ninja and built: the workdir and the build directory."""
+    d = lotest.workdir(name)
+    src, build = d / "src", d / "build"
+    src.mkdir()
+    (src / "base.c").write_text("int base(void) { return 1; }\n")
+    (src / "user.c").write_text("int base(void);\nint user(void) { return base(); }\n")
+    (src / "notes.in").write_text("one\n")
+    (src / "CMakeLists.txt").write_text(cmakelists.format(source_dir=lotest.SOURCE_DIR))
+    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-G", "Ninja",
+                "-DLEFTOVER_EXECUTABLE=" + str(lotest.LEFTOVER)])
+    lotest.run([lotest.CMAKE, "--build", build])
+    return d, build
+
 
 def test_build_audit_and_scan_by_hand_share_the_cache():
     """The audit a build runs (leftover_add_audit ALL: its current directory
@@ -116,16 +139,10 @@ def test_build_audit_and_scan_by_hand_share_the_cache():
     the cold one. A directory where pyenv would find a version file of its
     own is another key, and so is another directory when a path was given
     relative to it."""
-    d = lotest.workdir("cache-cli-audit")
-    src, build, elsewhere, pinned = d / "src", d / "build", d / "elsewhere", d / "pinned"
-    for x in (src, elsewhere, pinned):
+    d, build = audited("cache-cli-audit", AUDITED)
+    elsewhere, pinned = d / "elsewhere", d / "pinned"
+    for x in (elsewhere, pinned):
         x.mkdir()
-    (src / "base.c").write_text("int base(void) { return 1; }\n")
-    (src / "user.c").write_text("int base(void);\nint user(void) { return base(); }\n")
-    (src / "CMakeLists.txt").write_text(AUDITED.format(source_dir=lotest.SOURCE_DIR))
-    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-G", "Ninja",
-                "-DLEFTOVER_EXECUTABLE=" + str(lotest.LEFTOVER)])
-    lotest.run([lotest.CMAKE, "--build", build])
     cache = info(build)["file"]
     settle()
 
@@ -177,28 +194,14 @@ def test_bad_roots_and_words():
     assert p.returncode == 0 and "leftover cache clear [ROOT...]" in p.stdout, p
 
 
-NOTED = AUDITED + """add_custom_command(OUTPUT notes.txt COMMAND sh -c "cat '${{CMAKE_CURRENT_SOURCE_DIR}}/notes.in' > notes.txt"
-                   DEPENDS notes.in VERBATIM)
-add_custom_target(notes ALL DEPENDS notes.txt)
-"""
-
-
 def test_audit_of_a_no_op_build_is_warm():
     """ninja logs the audit's own command after it ran: what that appends to
     .ninja_log (a line for an output that is no file) leaves the cache
     standing, so the audit of each no-op build after the first is warm and
     gives the cold report. A line for a real output appended (a command of
     the build run again), or a log rewritten in place, longer, are changes."""
-    d = lotest.workdir("cache-cli-ninjalog")
-    src, build = d / "src", d / "build"
-    src.mkdir()
-    (src / "base.c").write_text("int base(void) { return 1; }\n")
-    (src / "user.c").write_text("int base(void);\nint user(void) { return base(); }\n")
-    (src / "notes.in").write_text("one\n")
-    (src / "CMakeLists.txt").write_text(NOTED.format(source_dir=lotest.SOURCE_DIR))
-    lotest.run([lotest.CMAKE, "-S", src, "-B", build, "-G", "Ninja",
-                "-DLEFTOVER_EXECUTABLE=" + str(lotest.LEFTOVER)])
-    lotest.run([lotest.CMAKE, "--build", build])
+    d, build = audited("cache-cli-ninjalog", NOTED)
+    src = d / "src"
     cache = info(build)["file"]
     log = build / ".ninja_log"
 
