@@ -15,7 +15,9 @@ under Wine, in the build's one prefix:
   - clean moves the stale DLL into the quarantine, restore brings it back
     byte for byte;
   - --library-path takes Windows' list, "Z:\\a;C:\\b": the DLL the .pyd
-    lacks is found in the second directory.
+    lacks is found in the second directory;
+  - run from C:, it scans a root on Z: whole, and takes a Windows
+    XDG_CACHE_HOME.
 """
 import json
 import os
@@ -82,9 +84,10 @@ def make_tree(root):
     (root / "out" / "libgone.dll").unlink()
 
 
-def wine(exe, *args, cwd=None):
+def wine(exe, *args, cwd=None, env=None):
     # Wine reads the Unix command line in the locale's charset: UTF-8, for the root's "é"
-    return lotest.run(["wine", str(exe), *map(str, args)], env=dict(wine_env(), LC_ALL="C.UTF-8"),
+    return lotest.run(["wine", str(exe), *map(str, args)],
+                      env=dict(wine_env(), LC_ALL="C.UTF-8", **(env or {})),
                       cwd=cwd, timeout=300, check=False)
 
 
@@ -145,6 +148,28 @@ def test_exe_scans_cleans_and_restores_as_the_linux_build():
     shutil.rmtree(side)
 
     lotest.assert_stale_not_rebuilt(win, root, ["ninja", "-j1"])
+
+
+def test_exe_run_from_drive_c_scans_a_z_root_and_takes_a_windows_cache_dir():
+    """From a directory on C:, a root on Z: is scanned whole: the rules' directory
+    compiled in ("/work/.../rules", no drive) is on the program's drive, not
+    C:'s (it was C:\\work\\...: no rules, no candidate, 0 files). And
+    XDG_CACHE_HOME may be a Windows absolute path, "Z:\\..."."""
+    exe = build_exe()
+    work = lotest.workdir("drive")
+    (work / "tree").mkdir()
+    lotest.run([CC, "-shared", "-o", work / "tree" / "liba.dll", "-x", "c", "-"],
+               input=SOURCES["keep.c"])
+    drive_c = Path(wine_env()["WINEPREFIX"]) / "drive_c"
+
+    r = lotest.Scan(wine(exe, "scan", "--format", "json", windows_path(work / "tree"),
+                         cwd=drive_c))
+    assert r.rc == 0 and [f["path"] for f in r.doc["files"]] == ["liba.dll"], r
+
+    cache = windows_path(work / "cache")
+    r = wine(exe, "cache", "info", windows_path(work / "tree"), cwd=drive_c,
+             env={"XDG_CACHE_HOME": cache})
+    assert r.returncode == 0 and cache + "/leftover/state/" in r.stdout, r
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@
 #include "leftover/clean.h"
 #include "leftover/git.h"
 #include "leftover/origin.h"
+#include "leftover/os.h"
 
 static char *short_id(const char *commit)
 {
@@ -42,11 +43,11 @@ static char *state_dir(void)
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char *dir = NULL;
 
-	/* the XDG base directory spec: a relative path is to be ignored */
-	if (xdg && xdg[0] == '/') {
+	/* the XDG base directory spec: a relative path is to be ignored ("Z:\x" is not) */
+	if (xdg && lo_os_path_is_absolute(xdg)) {
 		if (asprintf(&dir, "%s/leftover/state", xdg) < 0)
 			abort();
-	} else if (home && home[0] == '/') {
+	} else if (home && lo_os_path_is_absolute(home)) {
 		if (asprintf(&dir, "%s/.cache/leftover/state", home) < 0)
 			abort();
 	}

@@ -16,8 +16,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wctype.h>
 
 #include "leftover/buf.h"
+#include "leftover/os.h"
 #include "leftover/walk.h"
 
 #ifndef O_ACCMODE
@@ -150,6 +152,28 @@ static bool absolute(const char *p)
 	return p[0] == '/' || p[0] == '\\' || (isalpha((unsigned char)p[0]) && p[1] == ':');
 }
 
+/*
+ * `path`, owned, with the drive of the program itself when it is rooted
+ * without one ("/x", not "//server/share"). Windows would take the current
+ * directory's drive; but such a path comes from the build (the rules'
+ * directory compiled in) or from a Unix environment Wine passes on
+ * (HOME=/root), and names a place on the program's drive (under Wine, Z:,
+ * the Unix root), wherever the user stands: from C:, "/x" would be C:\x.
+ */
+static char *with_program_drive(const char *path)
+{
+	wchar_t exe[MAX_PATH];
+	DWORD n = GetModuleFileNameW(NULL, exe, MAX_PATH);
+	char *out;
+
+	if (!lo_os_path_is_separator(path[0]) || lo_os_path_is_separator(path[1]) || n < 2 ||
+	    n >= MAX_PATH || exe[1] != L':' || !iswalpha(exe[0]))
+		return lo_xstrdup(path);
+	if (asprintf(&out, "%c:%s", (char)exe[0], path) < 0)
+		abort();
+	return out;
+}
+
 char *lo_win_at_path(int dirfd, const char *name)
 {
 	const char *dir;
@@ -157,7 +181,7 @@ char *lo_win_at_path(int dirfd, const char *name)
 	size_t n;
 
 	if (dirfd == AT_FDCWD || absolute(name))
-		return lo_xstrdup(name);
+		return with_program_drive(name);
 	if (!(dir = lo_win_dirfd_path(dirfd))) {
 		errno = dirfd >= 0 && _get_osfhandle(dirfd) != -1 ? ENOTDIR : EBADF;
 		return NULL;
@@ -391,9 +415,32 @@ int lo_win_dup(int fd)
 	return dir_new(lo_xstrdup(path));
 }
 
+/*
+ * fopen of the modes used here ("r", "w", "a"), through openat: the C
+ * runtime's would read the path in the ANSI code page, and a path rooted
+ * without a drive on the current directory's (with_program_drive).
+ */
+FILE *lo_win_fopen(const char *path, const char *mode)
+{
+	int flags = mode[0] == 'r'   ? O_RDONLY
+		    : mode[0] == 'w' ? O_WRONLY | O_CREAT | O_TRUNC
+		    : mode[0] == 'a' ? O_WRONLY | O_CREAT | O_APPEND
+				     : -1;
+	int fd = flags < 0 ? -1 : lo_win_open(path, flags, 0644);
+	FILE *f;
+
+	if (flags < 0)
+		errno = EINVAL;
+	if (fd < 0)
+		return NULL;
+	if (!(f = _fdopen(fd, mode)))
+		_close(fd);
+	return f;
+}
+
 int lo_win_access(const char *path, int mode)
 {
-	wchar_t *w = lo_win_wide(path);
+	wchar_t *w = at_wide(AT_FDCWD, path);
 	DWORD attrs = w ? GetFileAttributesW(w) : INVALID_FILE_ATTRIBUTES;
 
 	free(w);
@@ -551,7 +598,7 @@ static char *final_path(HANDLE h)
 
 char *lo_win_realpath(const char *path, char *resolved)
 {
-	wchar_t *w = lo_win_wide(path);
+	wchar_t *w = at_wide(AT_FDCWD, path);
 	HANDLE h;
 	char *s;
 

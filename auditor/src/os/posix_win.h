@@ -24,8 +24,10 @@
  *     (every file is owned by "0", the user running the program); SIGBUS
  *     is never raised (Windows refuses to truncate a mapped file).
  *
- * Paths are UTF-8 in the program and converted to UTF-16 at each Windows
- * call. Headers MinGW has not (glob.h, spawn.h, ...) are empty files in
+ * Paths are UTF-8 in the program (fopen too) and converted to UTF-16 at
+ * each Windows call. A path rooted without a drive ("/usr/share/...",
+ * compiled in; HOME=/root under Wine) is on the program's own drive, not
+ * the current directory's. Headers MinGW has not (glob.h, spawn.h, ...) are empty files in
  * os/win/, on the include path of this build only.
  */
 #ifndef LEFTOVER_POSIX_WIN_H
@@ -123,10 +125,12 @@ int fstatat(int dirfd, const char *name, struct lo_win_stat *st, int flags);
 #define rename(from, to) renameat(AT_FDCWD, from, AT_FDCWD, to)
 #define realpath(path, out) lo_win_realpath(path, out)
 #define access(path, mode) lo_win_access(path, mode)
+#define fopen(path, mode) lo_win_fopen(path, mode)
 int lo_win_open(const char *path, int flags, ...);
 int lo_win_close(int fd);
 int lo_win_dup(int fd);
 int lo_win_access(const char *path, int mode);
+FILE *lo_win_fopen(const char *path, const char *mode);
 int openat(int dirfd, const char *name, int flags, ...);
 int lo_win_mkdirat(int dirfd, const char *name, mode_t mode);
 #define mkdirat lo_win_mkdirat

@@ -627,18 +627,30 @@ static const char *rules_beside_program(void)
 	return realpath(dir, real) && stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? real : NULL;
 }
 
+/*
+ * A directory compiled in, as realpath gives it, or NULL when it is none.
+ * On Windows that adds the drive the program is on (os/posix_win.h):
+ * libgit2, which opens the rule files itself, would read "/x" on the
+ * current directory's drive, and find no rules from C:.
+ */
+static const char *built_dir(const char *dir)
+{
+	static char real[PATH_MAX];
+	struct stat st;
+
+	return realpath(dir, real) && stat(real, &st) == 0 && S_ISDIR(st.st_mode) ? real : NULL;
+}
+
 const char *lo_rules_default_dir(void)
 {
-	const char *env = getenv("LEFTOVER_RULES_DIR"), *beside;
-	struct stat st;
+	const char *env = getenv("LEFTOVER_RULES_DIR"), *found;
 
 	if (env && *env)
 		return env;
 	/* a package unpacked or installed under another prefix than it was built for */
-	if ((beside = rules_beside_program()))
-		return beside;
-	if (stat(LEFTOVER_RULES_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return LEFTOVER_RULES_DIR;
+	if ((found = rules_beside_program()) || (found = built_dir(LEFTOVER_RULES_DIR)) ||
+	    (found = built_dir(LEFTOVER_SOURCE_RULES_DIR)))
+		return found;
 	return LEFTOVER_SOURCE_RULES_DIR;
 }
 
