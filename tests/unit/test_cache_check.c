@@ -253,6 +253,8 @@ static void test_alias_unchanged_the_same_without_a_stat(void **state)
 	assert_int_equal(aliases, 1);
 	assert_int_equal(e->aliases[0].dep, 5);
 	assert_int_equal(e->aliases[0].same, 4);
+	/* al/tools/bin, al/tools (once: the parent of one, the other taken back) and al */
+	assert_int_equal(e->aliases[0].dir_count, 3);
 	assert_int_equal(states_as_stat_says(e, 1), 0);
 	assert_true(lo_cache_check(e, "key", 1, &why));
 	kept_free(e);

@@ -62,15 +62,20 @@ static long find(const finder *f, const char *p, size_t n)
 	return -1;
 }
 
-/* The walked directory at p[0, n) into f->dirs; false when it is none. */
-static bool add_dir(finder *f, const char *p, size_t n)
+/* The walked directory at p[0, n) into f->dirs (once for the alias at `at`); false when none. */
+static bool add_dir(finder *f, size_t at, const char *p, size_t n)
 {
 	long k = find(f, p, n);
 	uint32_t v;
+	size_t i;
 
 	if (k < 0 || !walked_dir(&f->d->deps[k]))
 		return false;
 	v = (uint32_t)k;
+	/* a ".." after a ".." takes back the parent the first relied on */
+	for (i = at; i < f->dirs.len; i += sizeof(v))
+		if (!memcmp(f->dirs.ptr + i, &v, sizeof(v)))
+			return true;
 	lo_buf_add(&f->dirs, (const char *)&v, sizeof(v));
 	return true;
 }
@@ -97,7 +102,8 @@ static long alias_of(finder *f, size_t i)
 			goto out;
 		if (end - c == 2 && c[0] == '.' && c[1] == '.') {
 			/* X = n[0, len) and its parent must be real directories */
-			if (depth < 2 || !add_dir(f, n, len) || !add_dir(f, n, tops[depth - 1] - 1))
+			if (depth < 2 || !add_dir(f, dirs_at, n, len) ||
+			    !add_dir(f, dirs_at, n, tops[depth - 1] - 1))
 				goto out;
 			len = tops[--depth] - 1;
 			continue;
@@ -148,16 +154,11 @@ size_t lo_cache_aliases_find(const lo_deps *d, lo_cache_alias **aliases, uint32_
 	return count;
 }
 
-static int by_dep(const void *key, const void *a)
-{
-	uint32_t k = *(const uint32_t *)key, v = ((const lo_cache_alias *)a)->dep;
-
-	return k < v ? -1 : k > v;
-}
-
 bool lo_cache_aliases_valid(const lo_cache_entry *e)
 {
 	const lo_dep *deps = e->deps.deps;
+	unsigned char *alias;
+	bool valid = true;
 	size_t i, j;
 
 	for (i = 0; i < e->alias_count; i++) {
@@ -175,9 +176,11 @@ bool lo_cache_aliases_valid(const lo_cache_entry *e)
 				return false;
 	}
 	/* N is stated in the first pass: no alias itself (a directory is none, a file) */
+	alias = lo_xcalloc(e->deps.count ? e->deps.count : 1, 1);
 	for (i = 0; i < e->alias_count; i++)
-		if (bsearch(&e->aliases[i].same, e->aliases, e->alias_count, sizeof(lo_cache_alias),
-			    by_dep))
-			return false;
-	return true;
+		alias[e->aliases[i].dep] = 1;
+	for (i = 0; valid && i < e->alias_count; i++)
+		valid = !alias[e->aliases[i].same];
+	free(alias);
+	return valid;
 }
