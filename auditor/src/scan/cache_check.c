@@ -285,7 +285,8 @@ static void check_all(check *c, unsigned jobs)
 	size_t k;
 
 	c->alias = lo_xcalloc(c->e->deps.count ? c->e->deps.count : 1, 1);
-	for (k = 0; k < c->e->alias_count; k++)
+	/* where directories' stats do not follow their entries, a file's aliases are statted */
+	for (k = 0; lo_os_dir_stat_tracks_entries && k < c->e->alias_count; k++)
 		c->alias[c->e->aliases[k].dep] = 1;
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&threads[started], NULL, check_worker, c) == 0)
@@ -306,7 +307,7 @@ static void state_aliases(check *c)
 	const lo_cache_entry *e = c->e;
 	size_t i, j;
 
-	for (i = 0; i < e->alias_count; i++) {
+	for (i = 0; lo_os_dir_stat_tracks_entries && i < e->alias_count; i++) {
 		const lo_cache_alias *a = &e->aliases[i];
 		bool stands = c->states[a->same] == LO_CACHE_SAME;
 
