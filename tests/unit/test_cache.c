@@ -7,6 +7,10 @@
  * checksum on the way; a chunk boundary inside a record, or a checksum
  * that does not run on over chunks, shows here as a file that does not
  * read back.
+ *
+ * A second name through ".." (an alias) is kept as indices into the
+ * dependencies; a file whose indices point at the wrong kind (N a
+ * directory, a directory that is a file) is not read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +141,82 @@ static void test_the_checksum_is_of_the_whole_file(void **state)
 	free(file);
 }
 
+/* /t and /t/a walked, /t/lib/x.so, and /t/a/../lib/x.so: the same stat. */
+static lo_cache_entry *entry_aliased(void)
+{
+	static const char *const paths[] = { "/t", "/t/a", "/t/lib/x.so", "/t/a/../lib/x.so" };
+	lo_cache_entry *e = entry_of(0, 1);
+	size_t i;
+
+	free(e->deps.deps);
+	e->deps.deps = lo_xcalloc(4, sizeof(lo_dep));
+	for (i = 0; i < 4; i++) {
+		lo_dep *d = &e->deps.deps[e->deps.count++];
+
+		d->path = lo_xstrdup(paths[i]);
+		d->use = i < 2 ? LO_DEP_WALK : LO_DEP_LOCAL;
+		d->mode = i < 2 ? 040755 : 0100644;
+		d->dev = 0x801;
+		d->ino = i < 2 ? 10 + i : 20;
+		d->mtime_ns = d->ctime_ns = 1000000000;
+	}
+	return e;
+}
+
+/* data's word (u32) at `at` made `v`, and its checksum made right again. */
+static void patch(unsigned char *data, size_t len, size_t at, uint32_t v)
+{
+	uint64_t sum;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		data[at + i] = (unsigned char)(v >> (8 * i));
+	sum = lo_cache_checksum(data, len - 8);
+	for (i = 0; i < 8; i++)
+		data[len - 8 + i] = (unsigned char)(sum >> (8 * i));
+}
+
+static void test_an_alias_reads_back_and_only_of_its_kinds(void **state)
+{
+	static const unsigned char kept[] = { 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0,
+					      1, 0, 0, 0, 0, 0, 0, 0 };
+	lo_cache_entry *e = entry_aliased(), *back = NULL;
+	char *file = scratch("alias.cache");
+	unsigned char *data, *at;
+	struct stat st;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(lo_cache_write(file, e), 0);
+	assert_int_equal(lo_cache_read(&back, file), 0);
+	/* the alias 3, its N 2, relying on /t/a and its parent /t */
+	assert_int_equal(back->alias_count, 1);
+	assert_int_equal(back->aliases[0].dep, 3);
+	assert_int_equal(back->aliases[0].same, 2);
+	assert_int_equal(back->aliases[0].dir_count, 2);
+	lo_cache_entry_free(back);
+	assert_int_equal(stat(file, &st), 0);
+	len = (size_t)st.st_size;
+	data = lo_xmalloc(len);
+	assert_non_null(f = fopen(file, "rb"));
+	assert_int_equal(fread(data, 1, len, f), len);
+	fclose(f);
+	assert_non_null(at = memmem(data, len, kept, sizeof(kept)));
+	patch(data, len, (size_t)(at - data) + 4, 0); /* N a directory */
+	assert_int_equal(lo_cache_parse(&back, data, len), LO_EINVALID);
+	patch(data, len, (size_t)(at - data) + 4, 2);
+	patch(data, len, (size_t)(at - data) + 12, 2); /* a directory that is a file */
+	assert_int_equal(lo_cache_parse(&back, data, len), LO_EINVALID);
+	patch(data, len, (size_t)(at - data) + 12, 1);
+	assert_int_equal(lo_cache_parse(&back, data, len), 0);
+	lo_cache_entry_free(back);
+	free(data);
+	lo_cache_entry_free(e);
+	unlink(file);
+	free(file);
+}
+
 /* Over the bound: no file, the older one gone too, a message with the size. */
 static void test_one_over_the_bound_is_not_kept(void **state)
 {
@@ -179,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_the_checksum_is_of_the_whole_file),
 		cmocka_unit_test(test_one_over_the_bound_is_not_kept),
 		cmocka_unit_test(test_an_unwritable_place_is_an_error),
+		cmocka_unit_test(test_an_alias_reads_back_and_only_of_its_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,12 @@
  * separator. Each case has enough dependencies under one directory for
  * the check to open it, and after the tree is changed every state must be
  * the one the whole path's stat says.
+ *
+ * A second name of a file through ".." (an alias, cache.h) is stated
+ * from its lexical normalisation N and the walked directories the ".."
+ * take back, without a stat: it must still say what its stat says when
+ * one of those directories is replaced by a link, or renamed with a link
+ * in its place, and when N changes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,6 +72,10 @@ static int setup(void **state)
 	   tree, tree, tree, tree, tree, NAMES - 1);
 	sh("ln -s real '%s/link' && ln -s real/lib '%s/liblink' && echo x > '%s/plain'", tree, tree,
 	   tree);
+	/* al/tools/bin/../../lib/libx.so names al/lib/libx.so; o2/lib/libx.so is another file */
+	sh("cd '%s' && mkdir -p al/lib al/tools/bin o2/a/b o2/lib && echo one > al/lib/libx.so && "
+	   "echo another > o2/lib/libx.so",
+	   tree);
 	return 0;
 }
 
@@ -110,10 +120,48 @@ static lo_cache_entry *kept_now(void)
 	return e;
 }
 
+/* The paths under the tree of the aliased case, each with its use. */
+static const struct {
+	const char *rel;
+	uint8_t use;
+} aliased[] = {
+	{ "al", LO_DEP_WALK },
+	{ "al/lib", LO_DEP_WALK },
+	{ "al/tools", LO_DEP_WALK },
+	{ "al/tools/bin", LO_DEP_WALK },
+	{ "al/lib/libx.so", LO_DEP_LOCAL },
+	{ "al/tools/bin/../../lib/libx.so", LO_DEP_LOCAL }, /* the alias */
+	{ "al/tools/../tools/bin/../../o2/lib/libx.so", LO_DEP_LOCAL }, /* absent: no alias */
+};
+
+/* The aliased case as it stats now, its one alias found as the writer finds it. */
+static lo_cache_entry *kept_aliased(void)
+{
+	size_t n = sizeof(aliased) / sizeof(*aliased), k;
+	lo_cache_entry *e = calloc(1, sizeof(*e));
+	char path[8192];
+
+	e->key = "key";
+	e->written_ns = ((int64_t)time(NULL) + 3600) * 1000000000;
+	e->deps.deps = calloc(n, sizeof(lo_dep));
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "%s/%s", tree, aliased[k].rel);
+		e->deps.deps[k] = lo_dep_of(path);
+		e->deps.deps[k].path = strdup(path);
+		e->deps.deps[k].use = aliased[k].use;
+	}
+	e->deps.count = n;
+	e->alias_count = lo_cache_aliases_find(&e->deps, &e->aliases, &e->alias_dirs);
+	assert_int_equal(e->alias_count, 1);
+	return e;
+}
+
 static void kept_free(lo_cache_entry *e)
 {
 	size_t i;
 
+	free(e->aliases);
+	free(e->alias_dirs);
 	for (i = 0; i < e->deps.count; i++)
 		free(e->deps.deps[i].path);
 	free(e->deps.deps);
@@ -195,6 +243,62 @@ static void test_directories_that_will_not_open_statted_whole(void **state)
 	kept_free(e);
 }
 
+static void test_alias_unchanged_the_same_without_a_stat(void **state)
+{
+	lo_cache_entry *e = kept_aliased();
+	char *why = NULL;
+
+	(void)state;
+	/* the one alias, stated from al/lib/libx.so and its directories */
+	assert_int_equal(e->aliases[0].dep, 5);
+	assert_int_equal(e->aliases[0].same, 4);
+	/* al/tools/bin, al/tools (once: the parent of one, the other taken back) and al */
+	assert_int_equal(e->aliases[0].dir_count, 3);
+	assert_int_equal(states_as_stat_says(e, 1), 0);
+	assert_true(lo_cache_check(e, "key", 1, &why));
+	kept_free(e);
+}
+
+/* e, made before the tree changed: each state as its stat says, `changed` of them changed. */
+static void aliased_changed(lo_cache_entry *e, size_t changed)
+{
+	char *why = NULL;
+
+	assert_int_equal(states_as_stat_says(e, 1), changed);
+	assert_false(lo_cache_check(e, "key", 1, &why));
+	free(why);
+	kept_free(e);
+}
+
+static void test_alias_through_a_link_put_in_place_changed(void **state)
+{
+	lo_cache_entry *e = kept_aliased();
+
+	(void)state;
+	/* bin/../.. is o2 now: another libx.so; al/tools/bin, al/tools and the alias changed */
+	sh("cd '%s' && rmdir al/tools/bin && ln -s '%s/o2/a/b' al/tools/bin", tree, tree);
+	aliased_changed(e, 3);
+}
+
+static void test_alias_through_a_renamed_directory_changed(void **state)
+{
+	lo_cache_entry *e = kept_aliased();
+
+	(void)state;
+	/* the same directory through a link: its ".." is o2/a now; al/tools, bin (renamed) too */
+	sh("cd '%s' && mv al/tools/bin o2/a/bin && ln -s '%s/o2/a/bin' al/tools/bin", tree, tree);
+	aliased_changed(e, 3);
+}
+
+static void test_alias_of_a_file_changed_changed(void **state)
+{
+	lo_cache_entry *e = kept_aliased();
+
+	(void)state;
+	sh("echo two >> '%s/al/lib/libx.so'", tree);
+	aliased_changed(e, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +307,13 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_directories_that_will_not_open_statted_whole,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alias_unchanged_the_same_without_a_stat, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_alias_through_a_link_put_in_place_changed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_alias_through_a_renamed_directory_changed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_alias_of_a_file_changed_changed, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,6 +46,20 @@
  * filesystem that keeps whole seconds counts as a granularity of two
  * seconds.
  *
+ * A second name of a file, through "..", costs no stat (an alias): a
+ * path P/../R names what its lexical normalisation N names when each
+ * directory X a ".." takes back is a real directory in its parent (not a
+ * link, nor a link put in its place since). X is one today when the walk
+ * listed X and X's parent (it opens each with O_NOFOLLOW: os/walk.c) and
+ * both stat exactly as then (LO_CACHE_SAME, not racy): a link or rename
+ * in X's place changes its parent's stat (POSIX: link, unlink and rename
+ * mark the parent's mtime and ctime; lo_os_dir_stat_tracks_entries).
+ * Then P/../R stands exactly when N's dependency, recorded with the very
+ * same stat data, does. The writer finds them once (cache_alias.c), the
+ * file keeps each as its dependency, N's and the directories it relies
+ * on, and the check states them after the others, with a stat where a
+ * condition fails.
+ *
  * Where: beside the scan's state record (origin.h), in the user's cache,
  * $XDG_CACHE_HOME/leftover/state/<SHA-256 of the roots>.cache, never in
  * the scanned tree. The file is binary: a magic, a format version, the
@@ -72,7 +86,7 @@
 #include "leftover/scan.h"
 #include "leftover/walk.h"
 
-#define LO_CACHE_VERSION 5
+#define LO_CACHE_VERSION 6
 #define LO_CACHE_MAX_BYTES (64u << 20)
 
 /* What a scan needs of a root besides its files to give the result again. */
@@ -106,6 +120,14 @@ typedef struct lo_cache_listing {
 	size_t count;
 } lo_cache_listing;
 
+/* A dependency named through "..": it stands when `same` and each of its `dirs` are the same. */
+typedef struct lo_cache_alias {
+	uint32_t dep;  /* the path with "..": a regular file */
+	uint32_t same; /* its lexical normalisation, recorded with the very same stat; no alias */
+	uint32_t dir_at, dir_count; /* in lo_cache_entry's alias_dirs: each directory a ".."
+				       takes back and its parent, walked directories */
+} lo_cache_alias;
+
 /*
  * One cache: the key it was made for, what it depends on, the result.
  *
@@ -123,6 +145,9 @@ typedef struct lo_cache_entry {
 	int64_t written_ns; /* when the scan that made it started (CLOCK_REALTIME) */
 	lo_deps deps;       /* its uses' and tainted's slots are indices of items; its
 			       paths borrowed */
+	lo_cache_alias *aliases; /* sorted by dep, each once; owned (read; a writer finds them) */
+	size_t alias_count;
+	uint32_t *alias_dirs; /* owned */
 	lo_scan_result *res; /* without origins, nor their notes; res->scan NULL; owned */
 	lo_cache_root *roots; /* res->root_count of them; owned */
 	size_t item_count;
@@ -159,6 +184,14 @@ char *lo_cache_file(char *const *roots, size_t root_count, bool create);
  */
 uint64_t lo_cache_checksum(const void *data, size_t len);
 
+/*
+ * The aliases among d's dependencies (none where directories' stats do not
+ * follow their entries), into *aliases and *dirs (owned): their count.
+ */
+size_t lo_cache_aliases_find(const lo_deps *d, lo_cache_alias **aliases, uint32_t **dirs);
+/* Are e's aliases, as read, each of the kinds above, in range? */
+bool lo_cache_aliases_valid(const lo_cache_entry *e);
+
 /* Parse a cache's bytes. LO_EINVALID with a message saying what is wrong. */
 int lo_cache_parse(lo_cache_entry **out, const void *data, size_t len);
 /* Read and parse the file; LO_ENOTFOUND when there is none. */
@@ -170,8 +203,8 @@ void lo_cache_entry_free(lo_cache_entry *e);
 void lo_cache_listings_free(lo_cache_listing *ls, size_t count);
 
 /*
- * May `e` stand for a scan with key `key` now? Stats every dependency on
- * `jobs` threads. False with *why (owned) saying the first reason not.
+ * May `e` stand for a scan with key `key` now? Stats every dependency but
+ * the aliases on `jobs` threads (when all those stand, so does each alias). False with *why (owned) saying the first reason not.
  */
 bool lo_cache_check(const lo_cache_entry *e, const char *key, unsigned jobs, char **why);
 
@@ -190,7 +223,8 @@ enum {
  * alone (LO_DEP_LOCAL without LO_DEP_SHARED: a search's) is the same
  * while it is the same directory (lo_dep_same_identity), whatever was
  * added to it (LO_CACHE_SAME_DIR): what was looked for in it is a
- * dependency of its own.
+ * dependency of its own. An alias is stated after the others, from them
+ * (LO_CACHE_SAME without a stat) or, when one is not the same, by a stat.
  */
 unsigned char *lo_cache_states(const lo_cache_entry *e, unsigned jobs);
 /*

@@ -82,6 +82,17 @@
 extern const int lo_os_open_path;
 
 /*
+ * Does a directory's stat (mtime or ctime) change whenever one of its
+ * entries is created, removed or renamed, and does the walk's O_NOFOLLOW
+ * open tell a real directory from a link? POSIX marks the parent's mtime
+ * and ctime for update on link, unlink and rename: true. Windows: false
+ * (a directory's LastWriteTime is not promised to follow its entries on
+ * every file system, and junctions are opened through), so a path through
+ * ".." is statted there (cache.h, aliases).
+ */
+extern const bool lo_os_dir_stat_tracks_entries;
+
+/*
  * Rename dirfd/name to todirfd/toname unless something is there already
  * (then -1 with EEXIST). Linux: renameat2's RENAME_NOREPLACE, atomic. POSIX
  * has no such call: a hard link to the new name (which fails when it

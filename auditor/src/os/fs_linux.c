@@ -24,6 +24,7 @@ struct lo_dirstream {
 };
 
 const int lo_os_open_path = O_PATH;
+const bool lo_os_dir_stat_tracks_entries = true;
 
 lo_dirstream *lo_dirstream_new(int fd)
 {

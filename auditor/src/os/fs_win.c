@@ -27,6 +27,7 @@ struct lo_dirstream {
 };
 
 const int lo_os_open_path = O_RDONLY;
+const bool lo_os_dir_stat_tracks_entries = false;
 
 lo_dirstream *lo_dirstream_new(int fd)
 {

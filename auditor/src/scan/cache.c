@@ -5,7 +5,8 @@
  * The format, all integers little-endian:
  *   "leftover-cache\n\0" (16 bytes), u32 LO_CACHE_VERSION,
  *   the body: str key, i64 written_ns; u32 n, n dependencies (each with
- *   its use); the result (roots with what their origin needs, files,
+ *   its use); u32 n, n aliases (each a u32 dependency, u32 its N, u32 m
+ *   and m u32 directories); the result (roots with what their origin needs, files,
  *   links, notes, details, trees, the summary); u32 n, the number of
  *   items; the (item, dependency) pairs of each verdict's own
  *   dependencies; the tainted items; the hosts' notes; the listings of
@@ -273,6 +274,25 @@ static void put_listings(sink *o, const lo_cache_entry *e)
 	}
 }
 
+/* The aliases among e's dependencies, found now (cache_alias.c). */
+static void put_aliases(lo_buf *b, const lo_cache_entry *e)
+{
+	lo_cache_alias *aliases;
+	uint32_t *dirs;
+	size_t n = lo_cache_aliases_find(&e->deps, &aliases, &dirs), i, j;
+
+	put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		put_u32(b, aliases[i].dep);
+		put_u32(b, aliases[i].same);
+		put_u32(b, aliases[i].dir_count);
+		for (j = 0; j < aliases[i].dir_count; j++)
+			put_u32(b, dirs[aliases[i].dir_at + j]);
+	}
+	free(aliases);
+	free(dirs);
+}
+
 /* All but the checksum, passed on as it is made. */
 static void put_entry(sink *o, const lo_cache_entry *e)
 {
@@ -288,6 +308,7 @@ static void put_entry(sink *o, const lo_cache_entry *e)
 		put_str(b, e->deps.deps[i].path);
 		put_stat(b, &e->deps.deps[i]);
 	}
+	put_aliases(b, e);
 	put_result(o, e);
 	put_u32(b, (uint32_t)e->item_count);
 	put_u32(b, (uint32_t)e->deps.use_count);
@@ -575,6 +596,31 @@ static void get_deps(reader *r, lo_deps *d)
 	}
 }
 
+/* The aliases, each checked of the kinds the rule needs (cache_alias.c). */
+static void get_aliases(reader *r, lo_cache_entry *e)
+{
+	size_t n = get_count(r, 12), i, j, m;
+	lo_buf dirs = LO_BUF_INIT;
+
+	e->aliases = lo_xcalloc(n ? n : 1, sizeof(lo_cache_alias));
+	for (i = 0; i < n && !r->bad; i++) {
+		lo_cache_alias *a = &e->aliases[e->alias_count++];
+
+		a->dep = get_u32(r);
+		a->same = get_u32(r);
+		m = get_count(r, 4);
+		a->dir_at = (uint32_t)(dirs.len / sizeof(uint32_t));
+		a->dir_count = (uint32_t)m;
+		for (j = 0; j < m; j++) {
+			uint32_t v = get_u32(r);
+
+			lo_buf_add(&dirs, (const char *)&v, sizeof(v));
+		}
+	}
+	e->alias_dirs = (uint32_t *)dirs.ptr;
+	r->bad |= !r->bad && !lo_cache_aliases_valid(e);
+}
+
 /* The pairs and tainted slots that name the items (each checked in range), the hosts' notes. */
 static void get_uses(reader *r, lo_cache_entry *e)
 {
@@ -690,6 +736,8 @@ static int parse(lo_cache_entry **out, char *data, size_t len)
 	e->written_ns = (int64_t)get_u64(&r);
 	get_deps(&r, &e->deps);
 	if (!r.bad)
+		get_aliases(&r, e);
+	if (!r.bad)
 		get_result(&r, e);
 	/* the rest is read by a warm scan in part alone: 56 bytes an item at least */
 	e->item_count = get_u32(&r);
@@ -768,6 +816,8 @@ void lo_cache_entry_free(lo_cache_entry *e)
 	free(e->deps.deps);
 	free(e->deps.uses);
 	free(e->deps.tainted);
+	free(e->aliases);
+	free(e->alias_dirs);
 	for (i = 0; e->items && i < e->item_count; i++)
 		lo_file_dispose(&e->items[i].file);
 	free(e->items);

@@ -25,6 +25,12 @@
  * mostly the last component's, which no opened directory saves, and a
  * sort of the whole list costs what the batches' sorts do on one thread;
  * a warm scan takes 1 to 5 % less CPU (docs/performance.md).
+ *
+ * An alias (cache.h: a second name of a file through "..") is skipped by
+ * the batches and stated after them from its N and its directories, or,
+ * when one of those is not LO_CACHE_SAME, by a stat as any other. The
+ * first change (lo_cache_check) needs no second pass: while every other
+ * dependency stands and none is racy, each alias stands.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -57,6 +63,7 @@ typedef struct check {
 	atomic_size_t next;    /* the next batch's first */
 	atomic_size_t changed; /* index + 1 of a changed entry, 0 while none */
 	unsigned char *states; /* NULL: stop at the first change; else each one's LO_CACHE_* */
+	unsigned char *alias;  /* 1 for each dependency that is an alias: not statted here */
 	int64_t tick;          /* stamp_tick's, for the states */
 } check;
 
@@ -232,8 +239,11 @@ static void check_run(check *c, size_t lo, size_t hi)
 	int fd;
 
 	for (k = lo; k < hi; k++)
-		order[k - lo] = &c->e->deps.deps[k];
-	hi -= lo;
+		if (!c->alias[k])
+			order[n++] = &c->e->deps.deps[k];
+	if (!(hi = n))
+		return;
+	n = 0;
 	qsort(order, hi, sizeof(*order), by_path);
 	/* the common prefix of the least and the greatest is every one's */
 	first = order[0]->path;
@@ -267,12 +277,17 @@ static void *check_worker(void *arg)
 	return NULL;
 }
 
-/* Run check_worker on `jobs` threads over c. */
+/* Run check_worker on `jobs` threads over c's dependencies but its aliases. */
 static void check_all(check *c, unsigned jobs)
 {
 	pthread_t *threads = lo_xcalloc(jobs ? jobs : 1, sizeof(pthread_t));
 	unsigned i, started = 0;
+	size_t k;
 
+	c->alias = lo_xcalloc(c->e->deps.count ? c->e->deps.count : 1, 1);
+	/* where directories' stats do not follow their entries, a file's aliases are statted */
+	for (k = 0; lo_os_dir_stat_tracks_entries && k < c->e->alias_count; k++)
+		c->alias[c->e->aliases[k].dep] = 1;
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&threads[started], NULL, check_worker, c) == 0)
 			started++;
@@ -280,21 +295,45 @@ static void check_all(check *c, unsigned jobs)
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
+	free(c->alias);
+}
+
+/*
+ * Each alias of c, after the others: the same as its N, where N and each
+ * directory it relies on is LO_CACHE_SAME (cache.h), else statted.
+ */
+static void state_aliases(check *c)
+{
+	const lo_cache_entry *e = c->e;
+	size_t i, j;
+
+	for (i = 0; lo_os_dir_stat_tracks_entries && i < e->alias_count; i++) {
+		const lo_cache_alias *a = &e->aliases[i];
+		bool stands = c->states[a->same] == LO_CACHE_SAME;
+
+		for (j = 0; stands && j < a->dir_count; j++)
+			stands = c->states[e->alias_dirs[a->dir_at + j]] == LO_CACHE_SAME;
+		if (stands)
+			c->states[a->dep] = LO_CACHE_SAME;
+		else
+			check_one(c, &e->deps.deps[a->dep], AT_FDCWD, e->deps.deps[a->dep].path);
+	}
 }
 
 unsigned char *lo_cache_states(const lo_cache_entry *e, unsigned jobs)
 {
-	check c = { e, 0, 0, NULL, stamp_tick() };
+	check c = { e, 0, 0, NULL, NULL, stamp_tick() };
 
 	c.states = lo_xcalloc(e->deps.count ? e->deps.count : 1, 1);
 	check_all(&c, jobs);
+	state_aliases(&c);
 	return c.states;
 }
 
 /* The first dependency changed since, as index + 1, or 0: stats on `jobs` threads. */
 static size_t first_changed(const lo_cache_entry *e, unsigned jobs)
 {
-	check c = { e, 0, 0, NULL, 0 };
+	check c = { e, 0, 0, NULL, NULL, 0 };
 
 	check_all(&c, jobs);
 	return atomic_load(&c.changed);
