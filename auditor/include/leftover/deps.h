@@ -154,5 +154,7 @@ lo_dep lo_dep_of_link(const char *path);
 bool lo_dep_same(const lo_dep *then, const lo_dep *now);
 /* The same file or directory, or the same absence (what a search's directory tells)? */
 bool lo_dep_same_identity(const lo_dep *then, const lo_dep *now);
+/* Sort `n` pointers to dependencies by their paths (strcmp). */
+void lo_deps_sort_by_path(const lo_dep **v, size_t n);
 
 #endif

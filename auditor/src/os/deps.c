@@ -104,6 +104,17 @@ bool lo_dep_same_identity(const lo_dep *then, const lo_dep *now)
 	       then->ino == now->ino;
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp((*(const lo_dep *const *)a)->path, (*(const lo_dep *const *)b)->path);
+}
+
+void lo_deps_sort_by_path(const lo_dep **v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_path);
+}
+
 bool lo_dep_same(const lo_dep *then, const lo_dep *now)
 {
 	if (then->absent || now->absent)

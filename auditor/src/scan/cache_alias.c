@@ -35,11 +35,6 @@ typedef struct finder {
 	lo_buf dirs;     /* uint32_t each */
 } finder;
 
-static int by_path(const void *a, const void *b)
-{
-	return strcmp((*(const lo_dep *const *)a)->path, (*(const lo_dep *const *)b)->path);
-}
-
 /* The dependency at path p[0, n), or -1. */
 static long find(const finder *f, const char *p, size_t n)
 {
@@ -138,7 +133,7 @@ size_t lo_cache_aliases_find(const lo_deps *d, lo_cache_alias **aliases, uint32_
 	f.order = lo_xmalloc(d->count * sizeof(*f.order));
 	for (i = 0; i < d->count; i++)
 		f.order[i] = &d->deps[i];
-	qsort(f.order, d->count, sizeof(*f.order), by_path);
+	lo_deps_sort_by_path(f.order, d->count);
 	for (i = 0; i < d->count; i++) {
 		size_t at = f.dirs.len / sizeof(uint32_t);
 

@@ -224,11 +224,6 @@ static void check_under(check *c, const lo_dep **order, int dirfd, size_t plen, 
 	}
 }
 
-static int by_path(const void *a, const void *b)
-{
-	return strcmp((*(const lo_dep *const *)a)->path, (*(const lo_dep *const *)b)->path);
-}
-
 /* deps[lo, hi) in path order, their common directory opened once, then check_under it. */
 static void check_run(check *c, size_t lo, size_t hi)
 {
@@ -244,7 +239,7 @@ static void check_run(check *c, size_t lo, size_t hi)
 	if (!(hi = n))
 		return;
 	n = 0;
-	qsort(order, hi, sizeof(*order), by_path);
+	lo_deps_sort_by_path(order, hi);
 	/* the common prefix of the least and the greatest is every one's */
 	first = order[0]->path;
 	last = order[hi - 1]->path;
